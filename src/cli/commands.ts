@@ -1,0 +1,2 @@
+// Every subcommand of `awhm`, one file each; add new ones here.
+export const subcommands = [] as const

@@ -1,0 +1,37 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+let counter = 0
+
+/**
+ * Replaces `file` with `data` atomically: write a temp file beside it, fsync, rename over, fsync the
+ * folder. A crash leaves either the old or the new content, never a mix.
+ */
+export const atomicWriteFileSync = (file: string, data: string | Uint8Array): void => {
+  const dir = path.dirname(file)
+  fs.mkdirSync(dir, { recursive: true })
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.${counter++}.tmp`)
+  const fd = fs.openSync(tmp, "w", 0o600)
+  try {
+    fs.writeFileSync(fd, data)
+    fs.fsyncSync(fd)
+  } finally {
+    fs.closeSync(fd)
+  }
+  try {
+    fs.renameSync(tmp, file)
+  } catch (e) {
+    fs.rmSync(tmp, { force: true })
+    throw e
+  }
+  try {
+    const dfd = fs.openSync(dir, "r")
+    try {
+      fs.fsyncSync(dfd)
+    } finally {
+      fs.closeSync(dfd)
+    }
+  } catch {
+    // fsync on a directory is not supported everywhere; the rename itself is still atomic.
+  }
+}

@@ -1,0 +1,35 @@
+import { Context, type Effect } from "effect"
+import type { CorruptFile, InvalidInput, StorageError } from "../domain/errors.js"
+import type { RawLogEntry, Role } from "../domain/Message.js"
+
+export interface AppendInput {
+  readonly sessionId: string
+  readonly role: Role
+  readonly content: string
+  /** Canonical UTC ISO; defaults to now. */
+  readonly timestamp?: string
+  readonly metadata?: Record<string, unknown>
+}
+
+export interface SessionInfo {
+  readonly sessionId: string
+  /** Last modification time of the session's log (ms since epoch): consolidation walks sessions in this order. */
+  readonly mtimeMs: number
+}
+
+export interface RawLogShape {
+  /** Appends one message under the session's lock; the index is the next free one (unique, gap-free). */
+  readonly append: (input: AppendInput) => Effect.Effect<RawLogEntry, StorageError | InvalidInput>
+  /** Every entry of a session in index order; a torn last line is skipped with a warning. Unknown session: []. */
+  readonly read: (sessionId: string) => Effect.Effect<ReadonlyArray<RawLogEntry>, StorageError | CorruptFile>
+  /** Every session that has a log, oldest modification first. */
+  readonly sessions: Effect.Effect<ReadonlyArray<SessionInfo>, StorageError>
+  /** Removes the entries with these indices (atomic rewrite); the others keep their indices. Returns how many went. */
+  readonly removeEntries: (
+    sessionId: string,
+    indices: ReadonlySet<number>
+  ) => Effect.Effect<number, StorageError | CorruptFile>
+}
+
+/** The append-only per-session message log: the ground truth. */
+export class RawLog extends Context.Tag("awhm/RawLog")<RawLog, RawLogShape>() {}
