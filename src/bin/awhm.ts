@@ -1,3 +1,10 @@
-import { runCli } from "../cli/main.js"
+// `awhm hook …` runs on every Claude Code prompt: it skips building the whole CLI and loads only the
+// hook's own code. Help and every other command go through the full CLI.
+const argv = process.argv
+const HELP = new Set(["--help", "-h", "--wizard", "--version", "--completions"])
 
-runCli(process.argv)
+if (argv[2] === "hook" && argv.length > 3 && !argv.slice(3).some((a) => HELP.has(a))) {
+  void import("../programs/hooks/main.js").then((m) => m.main(argv.slice(3)))
+} else {
+  void import("../cli/main.js").then((m) => m.runCli(argv))
+}

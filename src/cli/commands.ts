@@ -1,2 +1,12 @@
 // Every subcommand of `awhm`, one file each; add new ones here.
-export const subcommands = [] as const
+import { hookCommand } from "./hook.js"
+import { logCommand } from "./log.js"
+import { mcpCommand } from "./mcp.js"
+import { statusCommand } from "./status.js"
+
+export const subcommands = [
+  logCommand,
+  statusCommand,
+  hookCommand,
+  mcpCommand,
+] as const

@@ -72,6 +72,8 @@ export const awhmConfig = Config.all({
   modelDir: optString("model_dir"),
   /** Upper bound on the characters the prompt hook injects as context. */
   hookContextChars: int("hook_context_chars", 2000, 1),
+  /** "project": hooks tag messages with the payload's cwd and recall that project's memories plus global ones; "global": one shared memory. */
+  scopeMode: Config.literal("project", "global")("scope_mode").pipe(Config.withDefault("project" as const)),
   bm25K1: num("bm25_k1", 1.5),
   bm25B: num("bm25_b", 0.75, 0, 1)
 })

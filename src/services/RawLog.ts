@@ -29,6 +29,8 @@ export interface RawLogShape {
     sessionId: string,
     indices: ReadonlySet<number>
   ) => Effect.Effect<number, StorageError | CorruptFile>
+  /** Session and message counts without parsing every line (for `status`). */
+  readonly stats: Effect.Effect<{ readonly sessions: number; readonly messages: number }, StorageError>
 }
 
 /** The append-only per-session message log: the ground truth. */

@@ -1,0 +1,122 @@
+// Whole-process latency of the Claude Code hooks (`node dist/awhm.mjs hook …`), the cost paid on every
+// prompt, at 1k and 10k memories (graph nodes + raw-log messages), mock embedder.
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { Effect, Layer } from "effect"
+import { makeNode, type MemoryNode } from "../src/domain/Node.js"
+import { ConfigFromValues } from "../src/layers/ConfigLive.js"
+import { mockEmbedding, MOCK_MODEL_ID } from "../src/layers/EmbedderMock.js"
+import { GraphStoreSqlite } from "../src/layers/GraphStoreSqlite.js"
+import { RawLogLive } from "../src/layers/RawLogLive.js"
+import { SessionBufferLive } from "../src/layers/SessionBufferLive.js"
+import { logMessage } from "../src/programs/logMessage.js"
+import { GraphStore } from "../src/services/GraphStore.js"
+
+const BIN = path.join(process.cwd(), "dist", "awhm.mjs")
+const RUNS = 20
+const SIZES = [1_000, 10_000]
+const PER_SESSION = 50
+
+const SERVICES = ["billing", "search", "auth", "payments", "inventory", "reporting", "gateway", "mailer"]
+const DBS = ["PostgreSQL", "MySQL", "Redis", "SQLite", "MongoDB", "Cassandra"]
+const PEOPLE = ["Alice", "Bob", "Chen", "Dara", "Emeka", "Farah"]
+
+/** Varied, realistic sentences so BM25 has real work to do. */
+const sentence = (i: number): string => {
+  const s = SERVICES[i % SERVICES.length]!
+  const d = DBS[(i >> 3) % DBS.length]!
+  const p = PEOPLE[(i >> 5) % PEOPLE.length]!
+  switch (i % 4) {
+    case 0:
+      return `The ${s} service ${i} uses ${d} on port ${5000 + (i % 900)}`
+    case 1:
+      return `${p} prefers to deploy ${s} build ${i} on Fridays`
+    case 2:
+      return `Actually, the ${s} endpoint ${i} is https://${s}.example.com/v${i % 7}`
+    default:
+      return `Ticket ${i}: ${s} latency went up after the ${d} upgrade`
+  }
+}
+
+const prepare = (dataDir: string, n: number) =>
+  Effect.gen(function* () {
+    const graph = yield* GraphStore
+    const now = new Date().toISOString()
+    const nodes: Array<MemoryNode> = []
+    for (let i = 0; i < n; i++) {
+      const content = sentence(i)
+      nodes.push(
+        makeNode({
+          id: `bench-${i}`,
+          type: "semantic",
+          content,
+          createdAt: now,
+          embedding: mockEmbedding(content),
+          embedModel: MOCK_MODEL_ID,
+          sourceSessions: [`bench-${Math.floor(i / PER_SESSION)}`],
+          sourceRefs: [{ sessionId: `bench-${Math.floor(i / PER_SESSION)}`, messageIndex: i % PER_SESSION }]
+        })
+      )
+    }
+    yield* graph.commit({ upsertNodes: nodes })
+    for (let i = 0; i < n; i++) {
+      yield* logMessage({ sessionId: `bench-${Math.floor(i / PER_SESSION)}`, role: i % 2 === 0 ? "user" : "assistant", content: sentence(i + 7) })
+    }
+  }).pipe(
+    Effect.provide(Layer.mergeAll(GraphStoreSqlite, RawLogLive, SessionBufferLive).pipe(Layer.provideMerge(ConfigFromValues(dataDir, { embedder: "mock" })))),
+    Effect.scoped
+  )
+
+/** Median whole-process wall time (ms) of `node dist/awhm.mjs <args>` fed `input`. */
+const timeHook = (dataDir: string, args: ReadonlyArray<string>, input: (i: number) => string): number => {
+  const times: Array<number> = []
+  const env: NodeJS.ProcessEnv = { ...process.env, AWHM_DATA_DIR: dataDir, AWHM_EMBEDDER: "mock" }
+  delete env.AWHM_HOOK_ACTIVE
+  for (let i = 0; i < RUNS + 1; i++) {
+    const started = process.hrtime.bigint()
+    const r = spawnSync(process.execPath, [BIN, ...args], { input: input(i), env, encoding: "utf8" })
+    const ms = Number(process.hrtime.bigint() - started) / 1e6
+    if (r.status !== 0 || r.stderr.includes("awhm hook error")) throw new Error(`hook failed: ${r.stderr}`)
+    if (i > 0) times.push(ms) // the first run warms the OS file cache
+  }
+  times.sort((a, b) => a - b)
+  return (times[Math.floor((times.length - 1) / 2)]! + times[Math.ceil((times.length - 1) / 2)]!) / 2
+}
+
+export async function run(): Promise<string> {
+  if (!fs.existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build first`)
+  const rows: Array<string> = []
+  let prompt10k = NaN
+  for (const n of SIZES) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "awhm-bench-hooks-"))
+    try {
+      await Effect.runPromise(prepare(dir, n))
+      const payload = (extra: object) => JSON.stringify({ session_id: `bench-live-${n}`, cwd: "/bench/project", ...extra })
+      const prompt = timeHook(dir, ["hook", "prompt"], (i) => payload({ prompt: `Which database does the billing service use? (${i})` }))
+      const stop = timeHook(dir, ["hook", "stop"], (i) => payload({ last_assistant_message: `The billing service uses PostgreSQL (${i}).` }))
+      const settings = timeHook(dir, ["hook", "settings"], () => "")
+      if (n === 10_000) prompt10k = prompt
+      rows.push(`| ${n.toLocaleString("en-US")} | ${prompt.toFixed(0)} ms | ${stop.toFixed(0)} ms | ${settings.toFixed(0)} ms |`)
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  const baseline = timeHook(os.tmpdir(), ["--version"], () => "")
+  return [
+    "## Hooks",
+    "",
+    `Whole-process wall time of \`node dist/awhm.mjs hook …\` (median of ${RUNS} runs after one warm-up), with N graph nodes`,
+    `and N raw-log messages (${PER_SESSION} per session), mock embedder, lexical mode (the default). The prompt hook logs`,
+    "the prompt and retrieves the top 5 memories; it is on the critical path of every Claude Code prompt (target: under 150 ms at 10k).",
+    "",
+    "| memories | hook prompt | hook stop | hook settings |",
+    "|---|---|---|---|",
+    ...rows,
+    "",
+    `For scale: \`node dist/awhm.mjs --version\` (the full CLI doing nothing) takes ${baseline.toFixed(0)} ms.`,
+    "",
+    `<!-- figure: hook_prompt_10k_ms = ${prompt10k.toFixed(1)} -->`
+  ].join("\n")
+}

@@ -1,0 +1,57 @@
+import { Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import type { HookArgs } from "../programs/hooks/run.js"
+import { dataDirOption } from "./common.js"
+
+// The bin runs `awhm hook <event>` through a fast path (src/programs/hooks/main.ts) that skips this
+// command tree; it is here for `--help` and for anyone calling the CLI programmatically.
+
+const run = (args: HookArgs) =>
+  Effect.promise(() => import("../programs/hooks/run.js")).pipe(
+    Effect.flatMap(({ processIO, runHook }) => runHook(args, processIO()))
+  )
+
+const dataDir = (o: Option.Option<string>) => Option.getOrNull(o)
+
+const k = Options.integer("k").pipe(
+  Options.withDescription("How many memories to inject (default 5)"),
+  Options.withDefault(5)
+)
+const semantic = Options.boolean("semantic").pipe(
+  Options.withDescription("Also rank by embeddings (loads the model; slower). Default: lexical only")
+)
+const stage2 = Options.boolean("stage2").pipe(
+  Options.withDescription("Also run Stage 2 (an LLM pass through `claude -p`); or set AWHM_STAGE2=1")
+)
+const command = Options.text("command").pipe(
+  Options.withDescription("The command Claude Code should run (default: the awhm on PATH)"),
+  Options.optional
+)
+
+const prompt = Command.make("prompt", { k, semantic, dataDir: dataDirOption }, (o) =>
+  run({ event: "prompt", k: o.k, semantic: o.semantic, dataDir: dataDir(o.dataDir) })
+).pipe(
+  Command.withDescription(
+    "UserPromptSubmit: log the prompt and print the most relevant memories as Claude Code's additionalContext"
+  )
+)
+
+const stop = Command.make("stop", { dataDir: dataDirOption }, (o) =>
+  run({ event: "stop", dataDir: dataDir(o.dataDir) })
+).pipe(Command.withDescription("Stop: log the assistant's reply (once, even if Claude Code fires twice)"))
+
+const sessionEnd = Command.make("session-end", { stage2, dataDir: dataDirOption }, (o) =>
+  run({ event: "session-end", stage2: o.stage2, dataDir: dataDir(o.dataDir) })
+).pipe(Command.withDescription("SessionEnd: consolidate the session into long-term memory, then clear its WAL"))
+
+const settings = Command.make("settings", { command }, (o) =>
+  run({ event: "settings", command: Option.getOrNull(o.command) })
+).pipe(Command.withDescription("Print the hooks block to merge into ~/.claude/settings.json"))
+
+/** `awhm hook prompt|stop|session-end|settings`: Claude Code hooks (payload JSON on stdin; always exit 0). */
+export const hookCommand = Command.make("hook").pipe(
+  Command.withDescription(
+    "Claude Code hooks: read the hook's JSON payload on stdin and answer as Claude Code expects. Always exit 0; problems go to stderr. AWHM_HOOK_ACTIVE=1 turns them off."
+  ),
+  Command.withSubcommands([prompt, stop, sessionEnd, settings])
+)

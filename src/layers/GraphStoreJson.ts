@@ -1,0 +1,134 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Effect, Layer } from "effect"
+import { CorruptFile, StorageError } from "../domain/errors.js"
+import type { Graph } from "../domain/Node.js"
+import { withFileLock } from "../lib/fileLock.js"
+import { dataPaths } from "../lib/paths.js"
+import { AppConfig } from "../services/AppConfig.js"
+import { GraphStore, type GraphChanges } from "../services/GraphStore.js"
+import { applyChanges, copyGraph, isEmptyChange } from "./graph/applyChanges.js"
+import { readJsonGraphFileSync, writeJsonGraphFileSync } from "./graph/jsonFile.js"
+import { removeStaleTempFiles } from "./graph/tempFiles.js"
+import { makeGraphStoreSqlite } from "./GraphStoreSqlite.js"
+
+export interface JsonStoreOptions {
+  /** The graph file (`<data-dir>/graph/memory_graph.json`). */
+  readonly file: string
+  /** The lock file that serialises writers across processes. */
+  readonly lockFile: string
+  readonly snapshotsDir: string
+  /** A SQLite graph imported once when the JSON file does not exist yet (switching backend). */
+  readonly importSqlite?: string | null
+}
+
+const asStoreError = (file: string, operation: string) => (e: unknown): StorageError | CorruptFile =>
+  e instanceof StorageError || e instanceof CorruptFile
+    ? e
+    : new StorageError({ operation, path: file, message: `${operation} failed on ${file}: ${e instanceof Error ? e.message : String(e)}` })
+
+/** The reference's one-file graph store: every save rewrites the file atomically under a lock. */
+export const makeGraphStoreJson = (options: JsonStoreOptions) =>
+  Effect.gen(function* () {
+    const { file, lockFile, snapshotsDir } = options
+    // Fibers of this process queue here; processes queue on the lock file.
+    const local = yield* Effect.makeSemaphore(1)
+    const locked = <A, E, R>(body: Effect.Effect<A, E, R>) => local.withPermits(1)(withFileLock(lockFile, body))
+
+    // The parsed file, reused while the file on disk is unchanged (every write replaces its inode).
+    let cache: { readonly graph: Graph; readonly stamp: string | null } | null = null
+    const stampOf = (): string | null => {
+      try {
+        const st = fs.statSync(file)
+        return `${st.ino}:${st.size}:${st.mtimeMs}`
+      } catch {
+        return null
+      }
+    }
+    const current = (): Graph => {
+      const stamp = stampOf()
+      if (cache !== null && cache.stamp === stamp) return cache.graph
+      const graph = stamp === null ? { nodes: new Map(), edges: [] } : readJsonGraphFileSync(file, snapshotsDir)
+      cache = { graph, stamp }
+      return graph
+    }
+    const write = (graph: Graph) => {
+      cache = null
+      writeJsonGraphFileSync(file, graph)
+      cache = { graph, stamp: stampOf() }
+    }
+    const sync = <A>(operation: string, f: () => A) => Effect.try({ try: f, catch: asStoreError(file, operation) })
+
+    const importSqlite = options.importSqlite
+    if (importSqlite != null && !fs.existsSync(file) && fs.existsSync(importSqlite)) {
+      yield* locked(
+        Effect.gen(function* () {
+          if (fs.existsSync(file)) return
+          const graph = yield* Effect.scoped(
+            Effect.flatMap(makeGraphStoreSqlite({ file: importSqlite, importJson: null, snapshotsDir }), (s) => s.load())
+          )
+          yield* sync("import", () => write(graph))
+        })
+      )
+    }
+
+    const update = <A, E, R>(f: (graph: Graph) => Effect.Effect<readonly [A, GraphChanges], E, R>) =>
+      locked(
+        Effect.gen(function* () {
+          const base = yield* sync("load", current)
+          const [a, changes] = yield* f(copyGraph(base))
+          if (!isEmptyChange(changes)) {
+            const next = copyGraph(base)
+            applyChanges(next, changes)
+            yield* sync("save", () => write(next))
+          }
+          return a
+        })
+      )
+
+    return GraphStore.of({
+      backend: "json",
+      location: file,
+      load: () => sync("load", () => copyGraph(current())),
+      getNodes: (ids) =>
+        sync("load", () => {
+          const g = current()
+          return ids.flatMap((id) => {
+            const n = g.nodes.get(id)
+            return n === undefined ? [] : [n]
+          })
+        }),
+      counts: sync("load", () => {
+        const g = current()
+        return { nodes: g.nodes.size, edges: g.edges.length }
+      }),
+      commit: (changes) =>
+        isEmptyChange(changes) ? Effect.void : update(() => Effect.succeed([undefined, changes] as const)),
+      update,
+      replaceAll: (graph) =>
+        locked(
+          sync("restore", () => {
+            const next: Graph = { nodes: new Map(), edges: [] }
+            applyChanges(next, { upsertNodes: Array.from(graph.nodes.values()), addEdges: graph.edges })
+            write(next)
+          })
+        ),
+      // Every save already rewrites the whole file; what may remain is a temp file of a killed writer.
+      scrub: locked(sync("scrub", () => removeStaleTempFiles(path.dirname(file), (n) => n.startsWith(`.${path.basename(file)}.`))))
+    })
+  })
+
+/** The reference's JSON backend: `<data-dir>/graph/memory_graph.json`, importing a SQLite graph found there once. */
+export const GraphStoreJson: Layer.Layer<GraphStore, StorageError | CorruptFile, AppConfig> = Layer.scoped(
+  GraphStore,
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const paths = dataPaths(config.dataDir)
+    return yield* makeGraphStoreJson({
+      file: paths.graphJson,
+      lockFile: path.join(paths.locks, "graph.lock"),
+      snapshotsDir: paths.snapshots,
+      importSqlite: paths.graphSqlite
+    })
+  })
+)

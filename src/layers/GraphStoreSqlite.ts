@@ -1,0 +1,397 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { SqlError } from "@effect/sql/SqlError"
+import { Effect, Either, Layer, Scope } from "effect"
+import { CorruptFile, StorageError } from "../domain/errors.js"
+import type { Edge, Graph, MemoryNode } from "../domain/Node.js"
+import { dataPaths } from "../lib/paths.js"
+import { AppConfig } from "../services/AppConfig.js"
+import { GraphStore, type GraphChanges, type GraphStoreShape } from "../services/GraphStore.js"
+import { applyChanges, copyGraph, isEmptyChange } from "./graph/applyChanges.js"
+import { corruptGraph } from "./graph/corrupt.js"
+import { readJsonGraphFile } from "./graph/jsonFile.js"
+import { graphMigrations } from "./graph/migrations/index.js"
+import { decodeNode, nodeToStored } from "./graph/serialization.js"
+
+export interface SqliteStoreOptions {
+  /** The database file (`<data-dir>/graph/memory_graph.sqlite`). */
+  readonly file: string
+  /** A reference-format JSON graph imported once when this database is first opened empty. */
+  readonly importJson?: string | null
+  /** Where snapshots live (named in the corruption message). */
+  readonly snapshotsDir: string
+  /** How long a writer waits for another process's transaction (ms). */
+  readonly busyTimeoutMs?: number
+}
+
+const SQLITE_HEADER = "SQLite format 3\u0000"
+// SQLite allows 32766 bound parameters; stay well below it.
+const CHUNK = 500
+
+const sqliteCode = (e: unknown): string | undefined => {
+  for (let cur: unknown = e, depth = 0; cur !== null && typeof cur === "object" && depth < 5; depth++) {
+    const code = (cur as { code?: unknown }).code
+    if (typeof code === "string" && code.startsWith("SQLITE_")) return code
+    cur = (cur as { cause?: unknown }).cause
+  }
+  return undefined
+}
+
+const causeMessage = (e: unknown): string => {
+  for (let cur: unknown = e, depth = 0; cur !== null && typeof cur === "object" && depth < 5; depth++) {
+    const cause = (cur as { cause?: unknown }).cause
+    if (cause === undefined || cause === null) return (cur as { message?: string }).message ?? String(cur)
+    cur = cause
+  }
+  return String(e)
+}
+
+const chunks = <A>(items: ReadonlyArray<A>, size = CHUNK): Array<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+  return out
+}
+
+/** One node_sources row per source message; a session named without a message gets index -1. */
+const sourceRows = (n: MemoryNode) => {
+  const seen = new Set<string>()
+  const rows: Array<{ session_id: string; message_index: number; node_id: string }> = []
+  const add = (sessionId: string, messageIndex: number) => {
+    const key = `${messageIndex}:${sessionId}`
+    if (seen.has(key)) return
+    seen.add(key)
+    rows.push({ session_id: sessionId, message_index: messageIndex, node_id: n.id })
+  }
+  for (const r of n.sourceRefs) add(r.sessionId, r.messageIndex)
+  const refSessions = new Set(n.sourceRefs.map((r) => r.sessionId))
+  for (const s of n.sourceSessions) if (!refSessions.has(s)) add(s, -1)
+  return rows
+}
+
+const toBlob = (v: Float32Array | null): Buffer | null =>
+  v === null ? null : Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+
+// better-sqlite3 may hand back a Buffer at an odd offset of a shared pool: copy into an aligned array.
+const fromBlob = (b: unknown): Float32Array | null => {
+  if (!(b instanceof Uint8Array) || b.byteLength % 4 !== 0) return null
+  const copy = new Uint8Array(b.byteLength)
+  copy.set(b)
+  return new Float32Array(copy.buffer)
+}
+
+interface NodeRow {
+  readonly id: string
+  readonly data: string
+  readonly embedding?: unknown
+}
+
+interface CacheState {
+  readonly graph: Graph
+  readonly withEmbeddings: boolean
+  /** PRAGMA data_version when read: it changes when another connection commits. */
+  readonly dataVersion: number
+}
+
+/** A graph store in one SQLite file: WAL mode, incremental saves, immediate write transactions. */
+export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
+  Effect.gen(function* () {
+    const { file, snapshotsDir } = options
+    const fail = (operation: string) => (e: unknown): StorageError | CorruptFile => {
+      if (e instanceof CorruptFile || e instanceof StorageError) return e
+      const code = sqliteCode(e)
+      if (code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB") {
+        return corruptGraph(file, "not a readable SQLite database", snapshotsDir)
+      }
+      if (code !== undefined && code.startsWith("SQLITE_BUSY")) {
+        return new StorageError({ operation, path: file, message: `the memory graph ${file} stayed locked by another process; try again` })
+      }
+      return new StorageError({ operation, path: file, message: `${operation} failed on ${file}: ${causeMessage(e)}` })
+    }
+
+    // A file that is not SQLite at all is refused before the driver opens (and maybe rewrites) it.
+    yield* Effect.try({
+      try: () => {
+        fs.mkdirSync(path.dirname(file), { recursive: true })
+        if (!fs.existsSync(file)) return
+        const size = fs.statSync(file).size
+        if (size === 0) return
+        const fd = fs.openSync(file, "r")
+        try {
+          const head = Buffer.alloc(16)
+          const n = fs.readSync(fd, head, 0, 16, 0)
+          if (n < 16 || head.toString("latin1") !== SQLITE_HEADER || size < 512) {
+            throw corruptGraph(file, "not a SQLite database, or truncated", snapshotsDir)
+          }
+        } finally {
+          fs.closeSync(fd)
+        }
+      },
+      catch: fail("open")
+    })
+
+    const sql = yield* SqliteClient.make({ filename: file }).pipe(
+      Effect.provide(Reactivity.layer),
+      Effect.catchAllDefect((e) => Effect.fail(fail("open")(e)))
+    )
+
+    const withImmediate = SqlClient.makeWithTransaction({
+      transactionTag: SqlClient.TransactionConnection,
+      spanAttributes: [],
+      acquireConnection: Effect.flatMap(Scope.make(), (scope) =>
+        Effect.map(Scope.extend(sql.reserve, scope), (conn) => [scope, conn] as const)
+      ),
+      begin: (conn) => Effect.asVoid(conn.executeUnprepared("BEGIN IMMEDIATE", [], undefined)),
+      savepoint: (conn, id) => Effect.asVoid(conn.executeUnprepared(`SAVEPOINT effect_sql_${id}`, [], undefined)),
+      commit: (conn) => Effect.asVoid(conn.executeUnprepared("COMMIT", [], undefined)),
+      rollback: (conn) => Effect.asVoid(conn.executeUnprepared("ROLLBACK", [], undefined)),
+      rollbackSavepoint: (conn, id) =>
+        Effect.asVoid(conn.executeUnprepared(`ROLLBACK TO SAVEPOINT effect_sql_${id}`, [], undefined))
+    })
+
+    // One connection per process: these hold for its lifetime. secure_delete zeroes deleted content.
+    yield* Effect.all([
+      sql.unsafe(`PRAGMA busy_timeout = ${options.busyTimeoutMs ?? 15_000}`),
+      sql`PRAGMA secure_delete = ON`,
+      sql`PRAGMA synchronous = NORMAL`
+    ]).pipe(Effect.mapError(fail("open")))
+
+    // ---- writes (always inside an immediate transaction) ----
+
+    // Multi-row statements: one statement per chunk keeps a 100k-node import to seconds, not minutes.
+    const writeNodes = (nodes: ReadonlyArray<MemoryNode>) =>
+      Effect.forEach(
+        chunks(nodes, 100),
+        (chunk) =>
+          Effect.gen(function* () {
+            const rows = chunk.map((n) => ({
+              id: n.id,
+              data: JSON.stringify(nodeToStored(n, false)),
+              status: n.status,
+              canonical_key: n.canonicalKey,
+              embedding: toBlob(n.embedding),
+              embed_dim: n.embedding?.length ?? null,
+              embed_model: n.embedModel
+            }))
+            yield* sql`INSERT INTO nodes ${sql.insert(rows)}
+              ON CONFLICT (id) DO UPDATE SET data = excluded.data, status = excluded.status,
+                canonical_key = excluded.canonical_key, embedding = excluded.embedding,
+                embed_dim = excluded.embed_dim, embed_model = excluded.embed_model`
+            yield* sql`DELETE FROM node_sources WHERE node_id IN ${sql.in(chunk.map((n) => n.id))}`
+            const sources = chunk.flatMap(sourceRows)
+            for (const part of chunks(sources, 300)) {
+              yield* sql`INSERT OR IGNORE INTO node_sources ${sql.insert(part)}`
+            }
+          }),
+        { discard: true }
+      )
+
+    const deleteNodes = (ids: ReadonlyArray<string>) =>
+      Effect.forEach(
+        chunks(ids),
+        (chunk) =>
+          Effect.gen(function* () {
+            yield* sql`DELETE FROM edges WHERE source IN ${sql.in(chunk)} OR target IN ${sql.in(chunk)}`
+            yield* sql`DELETE FROM node_sources WHERE node_id IN ${sql.in(chunk)}`
+            yield* sql`DELETE FROM nodes WHERE id IN ${sql.in(chunk)}`
+          }),
+        { discard: true }
+      )
+
+    // An edge is only kept when both ends exist (as in every backend).
+    const writeEdges = (edges: ReadonlyArray<Edge>) =>
+      Effect.forEach(
+        chunks(edges, 200),
+        (chunk) =>
+          sql.unsafe(
+            `INSERT INTO edges (source, target, type, weight, created_at)
+            SELECT v.column1, v.column2, v.column3, v.column4, v.column5
+            FROM (VALUES ${chunk.map(() => "(?, ?, ?, ?, ?)").join(", ")}) AS v
+            WHERE EXISTS (SELECT 1 FROM nodes WHERE id = v.column1) AND EXISTS (SELECT 1 FROM nodes WHERE id = v.column2)
+            ON CONFLICT (source, target, type) DO UPDATE SET weight = excluded.weight, created_at = excluded.created_at`,
+            chunk.flatMap((e) => [e.source, e.target, e.type, e.weight, e.createdAt])
+          ),
+        { discard: true }
+      )
+
+    const writeChanges = (changes: GraphChanges) =>
+      Effect.gen(function* () {
+        if (changes.deleteNodes && changes.deleteNodes.length > 0) yield* deleteNodes(changes.deleteNodes)
+        if (changes.upsertNodes && changes.upsertNodes.length > 0) yield* writeNodes(changes.upsertNodes)
+        if (changes.addEdges && changes.addEdges.length > 0) yield* writeEdges(changes.addEdges)
+      })
+
+    // ---- reads ----
+
+    const decodeRows = (rows: ReadonlyArray<NodeRow>, withEmbeddings: boolean) =>
+      Effect.try({
+        try: () => {
+          const nodes = new Map<string, MemoryNode>()
+          for (const row of rows) {
+            const decoded = decodeNode(JSON.parse(row.data), withEmbeddings ? fromBlob(row.embedding) : null)
+            if (Either.isLeft(decoded)) throw corruptGraph(file, `row ${row.id}: ${decoded.left}`, snapshotsDir)
+            nodes.set(row.id, decoded.right)
+          }
+          return nodes
+        },
+        catch: (e) => (e instanceof CorruptFile ? e : corruptGraph(file, "a node row is not valid JSON", snapshotsDir))
+      })
+
+    const readEdges = Effect.map(
+      sql<{ source: string; target: string; type: Edge["type"]; weight: number; created_at: string }>`
+        SELECT source, target, type, weight, created_at FROM edges ORDER BY rowid`,
+      (rows) =>
+        rows.map((r): Edge => ({ source: r.source, target: r.target, type: r.type, weight: r.weight, createdAt: r.created_at }))
+    )
+
+    const readAll = (withEmbeddings: boolean) =>
+      Effect.gen(function* () {
+        const rows = withEmbeddings
+          ? yield* sql<NodeRow>`SELECT id, data, embedding FROM nodes ORDER BY rowid`
+          : yield* sql<NodeRow>`SELECT id, data FROM nodes ORDER BY rowid`
+        const nodes = yield* decodeRows(rows, withEmbeddings)
+        const edges = yield* readEdges
+        return { nodes, edges } satisfies Graph
+      })
+
+    const dataVersion = Effect.map(sql<{ data_version: number }>`PRAGMA data_version`, (rows) => rows[0]?.data_version ?? 0)
+
+    // The last graph read, reused while no other process has committed (a long-lived server reads it once).
+    let cache: CacheState | null = null
+
+    /** The current graph; must run inside a transaction so the rows form one consistent state. */
+    const currentGraph = (withEmbeddings: boolean) =>
+      Effect.gen(function* () {
+        const version = yield* dataVersion
+        if (cache !== null && cache.dataVersion === version && (cache.withEmbeddings || !withEmbeddings)) {
+          return cache
+        }
+        const graph = yield* readAll(withEmbeddings)
+        cache = { graph, withEmbeddings, dataVersion: version }
+        return cache
+      })
+
+    /** Runs a write in an immediate transaction and keeps the cache in step only if it commits. */
+    const writeTransaction = <A, E, R>(body: Effect.Effect<readonly [A, GraphChanges], E, R>, base: () => CacheState | null) =>
+      Effect.gen(function* () {
+        let next: CacheState | null = null
+        const a = yield* withImmediate(
+          Effect.gen(function* () {
+            const [a, changes] = yield* body
+            const start = base()
+            cache = null
+            if (!isEmptyChange(changes)) yield* writeChanges(changes)
+            if (start !== null) {
+              applyChanges(start.graph, changes)
+              next = start
+            }
+            return a
+          })
+        )
+        cache = next
+        return a
+      })
+
+    // ---- open: migrations and the one-time import of a reference JSON graph ----
+
+    yield* withImmediate(
+      Effect.gen(function* () {
+        yield* Migrator.make({})({ loader: graphMigrations }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+        const done = yield* sql<{ value: string }>`SELECT value FROM meta WHERE key = 'json_import_done'`
+        if (done.length > 0) return
+        const importJson = options.importJson
+        if (importJson != null && fs.existsSync(importJson)) {
+          const [{ n }] = (yield* sql<{ n: number }>`SELECT count(*) AS n FROM nodes`) as [{ n: number }]
+          if (n === 0) {
+            const graph = yield* readJsonGraphFile(importJson, snapshotsDir)
+            yield* writeNodes(Array.from(graph.nodes.values()))
+            yield* writeEdges(graph.edges)
+          }
+        }
+        yield* sql`INSERT OR REPLACE INTO meta (key, value) VALUES ('json_import_done', ${new Date().toISOString()})`
+      })
+    ).pipe(Effect.mapError(fail("open")))
+
+    const readTransaction = <A, E, R>(body: Effect.Effect<A, E, R>) => sql.withTransaction(body)
+
+    const shape: GraphStoreShape = {
+      backend: "sqlite",
+      location: file,
+      load: (opts) =>
+        readTransaction(currentGraph(opts?.withEmbeddings !== false)).pipe(
+          Effect.map((state) => copyGraph(state.graph)),
+          Effect.mapError(fail("load"))
+        ),
+      getNodes: (ids) =>
+        Effect.gen(function* () {
+          const found = new Map<string, MemoryNode>()
+          for (const chunk of chunks(ids)) {
+            const rows = yield* sql<NodeRow>`SELECT id, data, embedding FROM nodes WHERE id IN ${sql.in(chunk)}`
+            for (const [id, n] of yield* decodeRows(rows, true)) found.set(id, n)
+          }
+          return ids.flatMap((id) => {
+            const n = found.get(id)
+            return n === undefined ? [] : [n]
+          })
+        }).pipe(Effect.mapError(fail("read"))),
+      counts: Effect.gen(function* () {
+        const [nodes] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM nodes`
+        const [edges] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM edges`
+        return { nodes: nodes?.n ?? 0, edges: edges?.n ?? 0 }
+      }).pipe(readTransaction, Effect.mapError(fail("count"))),
+      commit: (changes) =>
+        isEmptyChange(changes)
+          ? Effect.void
+          : writeTransaction(Effect.succeed([undefined, changes] as const), () => cache).pipe(
+              Effect.mapError(fail("save"))
+            ),
+      update: <A, E, R>(f: (graph: Graph) => Effect.Effect<readonly [A, GraphChanges], E, R>) => {
+        let state: CacheState | null = null
+        const body = Effect.gen(function* () {
+          state = yield* currentGraph(true).pipe(Effect.mapError(fail("load")))
+          return yield* f(copyGraph(state.graph))
+        })
+        return writeTransaction(body, () => state).pipe(
+          Effect.mapError((e) => (e instanceof SqlError ? fail("save")(e) : e))
+        )
+      },
+      replaceAll: (graph) =>
+        writeTransaction(
+          Effect.gen(function* () {
+            yield* sql`DELETE FROM edges`
+            yield* sql`DELETE FROM node_sources`
+            yield* sql`DELETE FROM nodes`
+            return [undefined, { upsertNodes: Array.from(graph.nodes.values()), addEdges: graph.edges }] as const
+          }),
+          () => null
+        ).pipe(Effect.mapError(fail("restore"))),
+      scrub: Effect.gen(function* () {
+        yield* sql`VACUUM`
+        // TRUNCATE leaves the -wal file empty, so no old page image (with deleted text) survives in it.
+        for (let attempt = 0; attempt < 50; attempt++) {
+          const [row] = yield* sql<{ busy: number }>`PRAGMA wal_checkpoint(TRUNCATE)`
+          if (row === undefined || row.busy === 0) return
+          yield* Effect.sleep(20)
+        }
+        return yield* new StorageError({
+          operation: "scrub",
+          path: file,
+          message: `another process kept ${file} open; its write-ahead log could not be emptied (run the command again)`
+        })
+      }).pipe(Effect.mapError(fail("scrub")))
+    }
+    return GraphStore.of(shape)
+  })
+
+/** The default graph store: `<data-dir>/graph/memory_graph.sqlite`, importing a JSON graph found there once. */
+export const GraphStoreSqlite: Layer.Layer<GraphStore, StorageError | CorruptFile, AppConfig> = Layer.scoped(
+  GraphStore,
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const paths = dataPaths(config.dataDir)
+    return yield* makeGraphStoreSqlite({ file: paths.graphSqlite, importJson: paths.graphJson, snapshotsDir: paths.snapshots })
+  })
+)

@@ -1,0 +1,194 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Effect, Layer } from "effect"
+import { StorageError } from "../domain/errors.js"
+import { RawLogEntry } from "../domain/Message.js"
+import { atomicWriteFileSync } from "../lib/atomicWrite.js"
+import { withFileLock } from "../lib/fileLock.js"
+import { countLogMessages, readFirstLine, readLogFile, readLogTail } from "../lib/logFile.js"
+import { dataPaths, decodeSessionId, encodeSessionId } from "../lib/paths.js"
+import { resolveTimestamp, validateSessionId } from "../lib/rawLogInput.js"
+import { AppConfig } from "../services/AppConfig.js"
+import { RawLog, type SessionInfo } from "../services/RawLog.js"
+
+const storageError = (operation: string, file: string) => (e: unknown) =>
+  new StorageError({
+    operation,
+    path: file,
+    message: `could not ${operation} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e))}`
+  })
+
+/** Serialises an entry as one JSONL line in the reference's field order (plus `index`). */
+const toLine = (entry: RawLogEntry): string =>
+  JSON.stringify({
+    timestamp: entry.timestamp,
+    session_id: entry.session_id,
+    role: entry.role,
+    content: entry.content,
+    metadata: entry.metadata,
+    index: entry.index
+  }) + "\n"
+
+/** Writes all of `data` with one O_APPEND descriptor (looping only if the kernel wrote less). */
+const appendAll = (file: string, data: Buffer): void => {
+  const fd = fs.openSync(file, "a", 0o600)
+  try {
+    let off = 0
+    while (off < data.length) off += fs.writeSync(fd, data, off, data.length - off)
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/**
+ * The raw log on disk: `<data-dir>/logs/<encoded id>.jsonl`, one JSON line per message. Appends take the
+ * session's lock file, so concurrent hook and CLI processes get unique, gap-free indices.
+ */
+export const RawLogLive = Layer.effect(
+  RawLog,
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const paths = dataPaths(config.dataDir)
+    const lockFile = (sessionId: string) => path.join(paths.locks, `log-${encodeSessionId(sessionId)}.lock`)
+    // High-water mark written when a delete removes the last messages, so their indices are never reused
+    // (consolidation progress is kept by index). Hidden name: never listed as a session.
+    const markFile = (sessionId: string) => path.join(paths.logs, `.${encodeSessionId(sessionId)}.next`)
+    const readMark = (sessionId: string): number => {
+      try {
+        const n = Number(fs.readFileSync(markFile(sessionId), "utf8").trim())
+        return Number.isInteger(n) && n >= 0 ? n : 0
+      } catch {
+        return 0
+      }
+    }
+
+    const warnDamaged = (file: string, lines: ReadonlyArray<number>) =>
+      lines.length === 0
+        ? Effect.void
+        : Effect.logWarning(`awhm: skipped ${lines.length} damaged line(s) (line ${lines.join(", ")}) in ${file}`)
+
+    const read = (sessionId: string) =>
+      Effect.gen(function* () {
+        if (sessionId === "") return []
+        const file = paths.logFile(sessionId)
+        const parsed = yield* Effect.try({ try: () => readLogFile(file), catch: storageError("read", file) })
+        yield* warnDamaged(file, parsed.damagedLines)
+        return parsed.entries.sort((a, b) => a.index - b.index)
+      })
+
+    const append = Effect.fn("RawLog.append")(function* (input: {
+      readonly sessionId: string
+      readonly role: RawLogEntry["role"]
+      readonly content: string
+      readonly timestamp?: string
+      readonly metadata?: Record<string, unknown>
+    }) {
+      const sessionId = yield* validateSessionId(input.sessionId)
+      const timestamp = yield* resolveTimestamp(input.timestamp)
+      const file = paths.logFile(sessionId)
+      return yield* withFileLock(
+        lockFile(sessionId),
+        Effect.try({
+          try: () => {
+            fs.mkdirSync(paths.logs, { recursive: true })
+            const tail = readLogTail(file)
+            const entry = new RawLogEntry({
+              timestamp,
+              session_id: sessionId,
+              role: input.role,
+              content: input.content,
+              metadata: input.metadata ?? {},
+              index: Math.max(tail.nextIndex, readMark(sessionId))
+            })
+            // A torn last line (a crash mid-write) must not swallow this message: start on a fresh line.
+            appendAll(file, Buffer.from((tail.needsNewline ? "\n" : "") + toLine(entry), "utf8"))
+            return entry
+          },
+          catch: storageError("append to", file)
+        })
+      )
+    })
+
+    const sessions = Effect.try({
+      try: (): Array<SessionInfo> => {
+        let names: Array<string>
+        try {
+          names = fs.readdirSync(paths.logs)
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === "ENOENT") return []
+          throw e
+        }
+        const out: Array<SessionInfo> = []
+        for (const name of names) {
+          if (!name.endsWith(".jsonl") || name.startsWith(".")) continue
+          const file = path.join(paths.logs, name)
+          const stem = name.slice(0, -".jsonl".length)
+          let sessionId: string | null
+          try {
+            sessionId = decodeSessionId(stem)
+          } catch {
+            sessionId = null // not a name we wrote
+          }
+          if (sessionId === null) {
+            try {
+              const first = JSON.parse(readFirstLine(file)) as { session_id?: unknown }
+              sessionId = typeof first.session_id === "string" ? first.session_id : null
+            } catch {
+              sessionId = null
+            }
+          }
+          if (sessionId === null || encodeSessionId(sessionId) !== stem) continue
+          out.push({ sessionId, mtimeMs: fs.statSync(file).mtimeMs })
+        }
+        return out.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.sessionId < b.sessionId ? -1 : 1))
+      },
+      catch: storageError("list", paths.logs)
+    })
+
+    const removeEntries = (sessionId: string, indices: ReadonlySet<number>) =>
+      Effect.gen(function* () {
+        if (sessionId === "" || indices.size === 0) return 0
+        const file = paths.logFile(sessionId)
+        return yield* withFileLock(
+          lockFile(sessionId),
+          Effect.gen(function* () {
+            const parsed = yield* Effect.try({ try: () => readLogFile(file), catch: storageError("read", file) })
+            yield* warnDamaged(file, parsed.damagedLines)
+            const keep = parsed.entries.filter((e) => !indices.has(e.index))
+            const removed = parsed.entries.length - keep.length
+            // Damaged lines are dropped too: they may hold fragments of what is being deleted.
+            if (removed === 0 && parsed.damagedLines.length === 0) return 0
+            const nextOf = (es: ReadonlyArray<RawLogEntry>) => es.reduce((m, e) => Math.max(m, e.index + 1), 0)
+            const next = Math.max(readMark(sessionId), nextOf(parsed.entries))
+            yield* Effect.try({
+              try: () => {
+                if (next > nextOf(keep)) atomicWriteFileSync(markFile(sessionId), String(next))
+                atomicWriteFileSync(file, keep.map(toLine).join(""))
+              },
+              catch: storageError("rewrite", file)
+            })
+            return removed
+          })
+        )
+      })
+
+    const stats = Effect.try({
+      try: () => {
+        let names: Array<string>
+        try {
+          names = fs.readdirSync(paths.logs)
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === "ENOENT") return { sessions: 0, messages: 0 }
+          throw e
+        }
+        const logs = names.filter((n) => n.endsWith(".jsonl") && !n.startsWith("."))
+        let messages = 0
+        for (const n of logs) messages += countLogMessages(path.join(paths.logs, n))
+        return { sessions: logs.length, messages }
+      },
+      catch: storageError("count", paths.logs)
+    })
+
+    return RawLog.of({ append, read, sessions, removeEntries, stats })
+  })
+)

@@ -1,0 +1,54 @@
+import { Effect, Layer } from "effect"
+import { RawLogEntry } from "../domain/Message.js"
+import { resolveTimestamp, validateSessionId } from "../lib/rawLogInput.js"
+import { RawLog, type AppendInput } from "../services/RawLog.js"
+
+/** An in-memory raw log for tests: same validation and numbering as RawLogLive, nothing on disk. */
+export const RawLogMemory = Layer.sync(RawLog, () => {
+  const logs = new Map<string, { entries: Array<RawLogEntry>; mtimeMs: number; next: number }>()
+  // A logical clock keeps "oldest modification first" deterministic within a millisecond.
+  let tick = 0
+
+  const append = Effect.fn("RawLog.append")(function* (input: AppendInput) {
+    const sessionId = yield* validateSessionId(input.sessionId)
+    const timestamp = yield* resolveTimestamp(input.timestamp)
+    return yield* Effect.sync(() => {
+      let log = logs.get(sessionId)
+      if (log === undefined) logs.set(sessionId, (log = { entries: [], mtimeMs: 0, next: 0 }))
+      const entry = new RawLogEntry({
+        timestamp,
+        session_id: sessionId,
+        role: input.role,
+        content: input.content,
+        metadata: input.metadata ?? {},
+        index: log.next++
+      })
+      log.entries.push(entry)
+      log.mtimeMs = ++tick
+      return entry
+    })
+  })
+
+  return RawLog.of({
+    append,
+    read: (sessionId) => Effect.sync(() => [...(logs.get(sessionId)?.entries ?? [])]),
+    sessions: Effect.sync(() =>
+      [...logs.entries()].map(([sessionId, l]) => ({ sessionId, mtimeMs: l.mtimeMs })).sort((a, b) => a.mtimeMs - b.mtimeMs)
+    ),
+    removeEntries: (sessionId, indices) =>
+      Effect.sync(() => {
+        const log = logs.get(sessionId)
+        if (log === undefined) return 0
+        // Indices of deleted messages are never handed out again (log.next only grows).
+        const before = log.entries.length
+        log.entries = log.entries.filter((e) => !indices.has(e.index))
+        if (log.entries.length !== before) log.mtimeMs = ++tick
+        return before - log.entries.length
+      }),
+    stats: Effect.sync(() => {
+      let messages = 0
+      for (const l of logs.values()) messages += l.entries.length
+      return { sessions: logs.size, messages }
+    })
+  })
+})

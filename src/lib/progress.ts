@@ -1,0 +1,86 @@
+import * as fs from "node:fs"
+import { Effect, Either, Schema } from "effect"
+import { CorruptFile, StorageError } from "../domain/errors.js"
+import { atomicWriteFileSync } from "./atomicWrite.js"
+
+// Consolidation progress per session: `meta/consolidated_sessions.json` in the reference's v2 format
+// `{"version":2,"sessions":{sid:{"last_msg_index":n,"updated_at":iso}}}`; v1 files are migrated on read.
+
+export interface SessionProgress {
+  /** Index of the last consolidated message; null = "all of it" (a v1 list entry, resolved against the log). */
+  readonly lastMsgIndex: number | null
+  readonly updatedAt: string
+}
+
+export type Progress = ReadonlyMap<string, SessionProgress>
+
+const V2 = Schema.Struct({
+  version: Schema.Literal(2),
+  sessions: Schema.Record({
+    key: Schema.String,
+    value: Schema.Struct({ last_msg_index: Schema.Int, updated_at: Schema.String })
+  })
+})
+/** v1: the sessions consolidated so far, in full. */
+const V1List = Schema.Struct({ sessions: Schema.Array(Schema.String) })
+/** v1: session → last consolidated message index. */
+const V1Map = Schema.Record({ key: Schema.String, value: Schema.Int })
+const ProgressFile = Schema.Union(V2, V1List, V1Map)
+const decode = Schema.decodeUnknownEither(ProgressFile)
+
+/** Parses a progress file's text (any version) into the in-memory form. */
+export const parseProgress = (text: string, migratedAt: string): Either.Either<Progress, string> => {
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch {
+    return Either.left("not valid JSON")
+  }
+  const decoded = decode(json)
+  if (Either.isLeft(decoded)) return Either.left("not a consolidation progress file")
+  const value = decoded.right
+  const out = new Map<string, SessionProgress>()
+  if ("version" in value && value.version === 2 && typeof value.sessions === "object" && !Array.isArray(value.sessions)) {
+    for (const [sid, p] of Object.entries(value.sessions)) out.set(sid, { lastMsgIndex: p.last_msg_index, updatedAt: p.updated_at })
+  } else if ("sessions" in value && Array.isArray(value.sessions)) {
+    for (const sid of value.sessions as ReadonlyArray<string>) out.set(sid, { lastMsgIndex: null, updatedAt: migratedAt })
+  } else {
+    for (const [sid, n] of Object.entries(value as Record<string, number>)) out.set(sid, { lastMsgIndex: n, updatedAt: migratedAt })
+  }
+  return Either.right(out)
+}
+
+/** The v2 text of a progress map (sessions sorted, so the file diffs cleanly). */
+export const renderProgress = (progress: Progress): string => {
+  const sessions: Record<string, { last_msg_index: number; updated_at: string }> = {}
+  for (const sid of [...progress.keys()].sort()) {
+    const p = progress.get(sid)!
+    if (p.lastMsgIndex !== null) sessions[sid] = { last_msg_index: p.lastMsgIndex, updated_at: p.updatedAt }
+  }
+  return JSON.stringify({ version: 2, sessions }, null, 2) + "\n"
+}
+
+/** Reads the progress file; a missing file is empty progress, a damaged one is CorruptFile. */
+export const readProgress = (file: string, now: string): Effect.Effect<Progress, StorageError | CorruptFile> =>
+  Effect.gen(function* () {
+    const text = yield* Effect.try({
+      try: () => (fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null),
+      catch: (e) => new StorageError({ operation: "read consolidation progress", path: file, message: `cannot read ${file}: ${(e as Error).message}` })
+    })
+    if (text === null) return new Map<string, SessionProgress>()
+    const parsed = parseProgress(text, now)
+    if (Either.isLeft(parsed)) {
+      return yield* new CorruptFile({
+        path: file,
+        message: `${file} is ${parsed.left}; move it aside to re-consolidate every session (duplicates are merged)`
+      })
+    }
+    return parsed.right
+  })
+
+/** Replaces the progress file atomically. */
+export const writeProgress = (file: string, progress: Progress): Effect.Effect<void, StorageError> =>
+  Effect.try({
+    try: () => atomicWriteFileSync(file, renderProgress(progress)),
+    catch: (e) => new StorageError({ operation: "write consolidation progress", path: file, message: `cannot write ${file}: ${(e as Error).message}` })
+  })

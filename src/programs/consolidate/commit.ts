@@ -1,0 +1,304 @@
+import type { Candidate } from "../../domain/Candidate.js"
+import type { SourceRef } from "../../domain/Message.js"
+import { type Edge, type Graph, makeNode, type MemoryNode } from "../../domain/Node.js"
+import { canonicalKeyForContent, correctionSupersedes, statementKey } from "../../lib/canonical.js"
+import { EntityIndex, isEntityNode, mentionedEntities, registerAlias } from "../../lib/entities.js"
+import { p90, type StrengthParams, strengthOf } from "../../lib/strength.js"
+import { VectorIndex } from "../../lib/VectorIndex.js"
+import type { GraphChanges } from "../../services/GraphStore.js"
+
+// The compare-and-commit half of Stage 1, pure: given the graph as loaded under the store's write lock
+// and the batch's candidates (already embedded), decide what to create, reinforce and supersede.
+
+/** Weight of the edge from a statement to an entity it names (the reference's ENTITY_MENTION_WEIGHT). */
+export const ENTITY_MENTION_WEIGHT = 0.8
+export const TEMPORAL_WEIGHT = 1.0
+
+export interface PreparedCandidate {
+  readonly candidate: Candidate
+  /** The candidate's embedding (same model as `modelId`), or null without embeddings. */
+  readonly vector: Float32Array | null
+  /** Project scope of the source message (its raw-log metadata), null for global. */
+  readonly scope: string | null
+}
+
+export interface CommitSettings {
+  readonly dedupThreshold: number
+  readonly entityLinkThreshold: number
+  readonly correctionWindow: number
+  /** Model of the candidates' vectors; null when the batch has none. */
+  readonly modelId: string | null
+  /** Consolidation time: createdAt and lastAccessed of what this batch touches. */
+  readonly now: string
+  readonly newId: () => string
+  readonly strength: StrengthParams
+}
+
+export interface CommitOutcome {
+  readonly changes: GraphChanges
+  /** Nodes created by this batch, in order. */
+  readonly created: ReadonlyArray<MemoryNode>
+  /** Existing nodes restated (statements) or mentioned again (entities). */
+  readonly reinforced: number
+  /** Nodes this batch marked superseded (existing or created earlier in the batch). */
+  readonly superseded: number
+}
+
+const mergeRefs = (a: ReadonlyArray<SourceRef>, b: ReadonlyArray<SourceRef>): Array<SourceRef> => {
+  const out = [...a]
+  for (const r of b) if (!out.some((x) => x.sessionId === r.sessionId && x.messageIndex === r.messageIndex)) out.push(r)
+  return out
+}
+
+/** A restatement: the session joins the node's provenance (one more access if the session is new). */
+const reinforce = (node: MemoryNode, c: Candidate, now: string): MemoryNode => {
+  const newSession = !node.sourceSessions.includes(c.sessionId)
+  return {
+    ...node,
+    sourceSessions: newSession ? [...node.sourceSessions, c.sessionId] : node.sourceSessions,
+    accessCount: node.accessCount + (newSession ? 1 : 0),
+    sourceRefs: mergeRefs(node.sourceRefs, c.sourceRefs),
+    lastAccessed: now > node.lastAccessed ? now : node.lastAccessed
+  }
+}
+
+/**
+ * When a statement starts to hold: its own "from" date, else its message's time; a statement whose
+ * window ended before it was written ("I lived in Paris until 2020") describes the past: open start.
+ */
+const validFromOf = (c: Candidate): string | null =>
+  c.validFrom ?? (c.validTo !== null && c.validTo <= c.timestamp ? null : c.timestamp)
+
+const NEGATION = /\b(not|no|never|none|nothing|neither|nor)\b|n['’]t\b/i
+const numbers = (text: string) => [...new Set(text.toLowerCase().match(/\p{N}[\p{L}\p{N}.]*/gu) ?? [])].sort().join(" ")
+
+/**
+ * Meaning-level duplicates must still agree on what embeddings blur: the numbers they state and
+ * whether they are negated ("the port is 8080" is not "the port is 8081").
+ */
+const sameSpecifics = (a: string, b: string) => numbers(a) === numbers(b) && NEGATION.test(a) === NEGATION.test(b)
+
+const maxRefIn = (node: MemoryNode, sessionId: string): number | null => {
+  let max: number | null = null
+  for (const r of node.sourceRefs) if (r.sessionId === sessionId && (max === null || r.messageIndex > max)) max = r.messageIndex
+  return max
+}
+
+const family = (key: string) => key.split(":", 1)[0]!
+
+/**
+ * Plans one batch's commit (REFERENCE-BEHAVIOUR 4.6, with this project's improvements):
+ * - entities resolve to an existing node (alias, unambiguous containment, embedding link with the same
+ *   label) and register the alias, else become new `LABEL: name` nodes;
+ * - a statement whose statement key an active node already has reinforces it; a keyless statement whose
+ *   vector scores ≥ dedupThreshold against a keyless one (same numbers and negation) reinforces it too;
+ *   keyed statements are never merged by embedding, since "my name is Alice" and "my name is Bob" are close;
+ * - a statement matching only superseded nodes is created afresh and becomes current again;
+ * - new statements supersede active nodes of the same scope by REFERENCE-BEHAVIOUR 4.3; the old node's
+ *   window ends when the new statement starts; a statement older than the active one it would replace
+ *   (a late session) is recorded as already superseded by it;
+ * - temporal edges chain new episodic nodes; association edges link new statements to the batch's entities.
+ */
+export const planCommit = (
+  graph: Graph,
+  prepared: ReadonlyArray<PreparedCandidate>,
+  settings: CommitSettings
+): CommitOutcome => {
+  const { now } = settings
+  const nodes = new Map(graph.nodes)
+  const dirty = new Set<string>()
+  const put = (n: MemoryNode) => {
+    nodes.set(n.id, n)
+    dirty.add(n.id)
+  }
+
+  // Statements by statement key, active keyed statements by canonical key, keyless vectors.
+  const byStatement = new Map<string, Array<string>>()
+  const activeByKey = new Map<string, Set<string>>()
+  const addStatement = (n: MemoryNode) => {
+    const sk = statementKey(n.content)
+    const list = byStatement.get(sk)
+    if (list === undefined) byStatement.set(sk, [n.id])
+    else list.push(n.id)
+    if (n.status === "active" && n.canonicalKey !== null) {
+      const set = activeByKey.get(n.canonicalKey)
+      if (set === undefined) activeByKey.set(n.canonicalKey, new Set([n.id]))
+      else set.add(n.id)
+    }
+  }
+  const dimension = prepared.find((p) => p.vector !== null)?.vector?.length ?? 0
+  const vectors = settings.modelId !== null && dimension > 0 ? new VectorIndex(dimension) : null
+  const addVector = (n: MemoryNode) => {
+    if (vectors !== null && n.canonicalKey === null && n.embedding !== null && n.embedModel === settings.modelId && n.embedding.length === dimension) {
+      vectors.add(n.id, n.embedding)
+    }
+  }
+  for (const n of nodes.values()) {
+    if (isEntityNode(n)) continue
+    addStatement(n)
+    addVector(n)
+  }
+  const entities = new EntityIndex(nodes.values())
+
+  const created: Array<MemoryNode> = []
+  const batchEntities = new Set<string>()
+  let reinforced = 0
+  let superseded = 0
+
+  // The old window ends when the new statement starts (never before it began, never later than it did).
+  const markSuperseded = (id: string, at: string) => {
+    const old = nodes.get(id)!
+    const start = old.validFrom
+    let end = at
+    if (start !== null && end < start) end = start
+    if (old.validTo !== null && old.validTo < end) end = old.validTo
+    put({ ...old, status: "superseded", validTo: end })
+    activeByKey.get(old.canonicalKey ?? "")?.delete(id)
+    superseded++
+  }
+
+  for (const { candidate: c, vector, scope } of prepared) {
+    const sameScope = (n: MemoryNode) => n.scope === scope
+    const withVector = vector !== null && settings.modelId !== null
+
+    if (c.entityType !== null) {
+      const name = c.content.slice(c.entityType.length + 2)
+      const accept = (n: MemoryNode) => n.scope === scope || n.scope === null
+      const match =
+        entities.resolveByName(name, c.entityType, accept) ??
+        (withVector ? entities.resolveByEmbedding(name, c.entityType, vector, settings.modelId!, settings.entityLinkThreshold, accept) : null)
+      if (match !== null) {
+        const node = nodes.get(match.nodeId)!
+        const updated = reinforce(registerAlias(node, name) ?? node, c, now)
+        put(updated)
+        entities.add(updated)
+        batchEntities.add(updated.id)
+        reinforced++
+        continue
+      }
+      const node = makeNode({
+        id: settings.newId(),
+        type: "semantic",
+        content: c.content,
+        createdAt: now,
+        embedding: withVector ? vector : null,
+        embedModel: withVector ? settings.modelId : null,
+        sourceSessions: [c.sessionId],
+        sourceRefs: c.sourceRefs,
+        validFrom: c.timestamp,
+        confidence: c.confidence,
+        entityType: c.entityType,
+        scope
+      })
+      put(node)
+      created.push(node)
+      entities.add(node)
+      batchEntities.add(node.id)
+      continue
+    }
+
+    const sk = statementKey(c.content)
+    const key = c.keyOverride ?? canonicalKeyForContent(c.content)
+    const exact = (byStatement.get(sk) ?? []).map((id) => nodes.get(id)!).filter(sameScope)
+    const current = exact.find((n) => n.status === "active")
+    if (current !== undefined) {
+      let updated = reinforce(current, c, now)
+      // A node stored while the embedder was down gets its vector from the restatement.
+      if (updated.embedding === null && withVector) updated = { ...updated, embedding: vector, embedModel: settings.modelId }
+      put(updated)
+      addVector(updated)
+      reinforced++
+      continue
+    }
+    if (exact.length === 0 && key === null && withVector && vectors !== null) {
+      const hit = vectors.search(vector, 1, (id) => {
+        const n = nodes.get(id)!
+        return sameScope(n) && n.status === "active" && sameSpecifics(n.content, c.content)
+      })[0]
+      if (hit !== undefined && hit.score >= settings.dedupThreshold) {
+        put(reinforce(nodes.get(hit.id)!, c, now))
+        reinforced++
+        continue
+      }
+    }
+
+    // A new node (also when the statement repeats a superseded one: saying it again makes it current).
+    const from = validFromOf(c)
+    const at = c.validFrom ?? c.timestamp
+    let node = makeNode({
+      id: settings.newId(),
+      type: c.type,
+      content: c.content,
+      createdAt: now,
+      embedding: withVector ? vector : null,
+      embedModel: withVector ? settings.modelId : null,
+      sourceSessions: [c.sessionId],
+      sourceRefs: c.sourceRefs,
+      canonicalKey: key,
+      validFrom: from,
+      validTo: c.validTo,
+      confidence: c.confidence,
+      mentionedDates: c.mentionedDates,
+      scope
+    })
+    if (key !== null) {
+      const rivals = new Set<string>(activeByKey.get(key) ?? [])
+      if (c.isCorrection && (family(key) === "preference" || family(key) === "policy")) {
+        for (const [k, ids] of activeByKey) if (k !== key && family(k) === family(key)) for (const id of ids) rivals.add(id)
+      }
+      const supersedes: Array<string> = []
+      for (const id of rivals) {
+        const old = nodes.get(id)!
+        if (!sameScope(old) || statementKey(old.content) === sk) continue
+        const ref = maxRefIn(old, c.sessionId)
+        if (!correctionSupersedes(key, c.isCorrection, old.canonicalKey, ref === null ? null : c.messageIndex - ref, settings.correctionWindow)) continue
+        const oldFrom = old.validFrom
+        if (old.canonicalKey === key && oldFrom !== null && oldFrom > at && node.status === "active") {
+          // A late-arriving older statement: the newer one stays current and supersedes it.
+          node = { ...node, status: "superseded", validTo: node.validTo !== null && node.validTo < oldFrom ? node.validTo : oldFrom }
+          put({ ...old, supersedes: [...old.supersedes, node.id] })
+          superseded++
+          continue
+        }
+        if (oldFrom !== null && oldFrom > at) continue
+        markSuperseded(id, at)
+        supersedes.push(id)
+      }
+      if (supersedes.length > 0) node = { ...node, supersedes }
+    }
+    put(node)
+    created.push(node)
+    addStatement(node)
+    addVector(node)
+  }
+
+  // Temporal chain of the batch's new episodic nodes; association edges to the entities it names.
+  const edges: Array<Edge> = []
+  const episodic = created.filter((n) => n.type === "episodic" && n.entityType === null)
+  for (let i = 1; i < episodic.length; i++) {
+    edges.push({ source: episodic[i - 1]!.id, target: episodic[i]!.id, type: "temporal", weight: TEMPORAL_WEIGHT, createdAt: now })
+  }
+  const pool = [...batchEntities].map((id) => nodes.get(id)!)
+  if (pool.length > 0) {
+    for (const n of created) {
+      if (n.entityType !== null) continue
+      for (const target of mentionedEntities(n.content, pool)) {
+        edges.push({ source: n.id, target, type: "association", weight: ENTITY_MENTION_WEIGHT, createdAt: now })
+      }
+    }
+  }
+
+  // Strength of what this batch touched, against every node's access count (retrieval rescores the rest).
+  const p = p90([...nodes.values()].map((n) => n.accessCount))
+  for (const id of dirty) {
+    const n = nodes.get(id)!
+    nodes.set(id, { ...n, strength: strengthOf(n, now, p, settings.strength) })
+  }
+
+  return {
+    changes: { upsertNodes: [...dirty].map((id) => nodes.get(id)!), addEdges: edges },
+    created: created.map((n) => nodes.get(n.id)!),
+    reinforced,
+    superseded
+  }
+}

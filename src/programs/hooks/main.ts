@@ -1,0 +1,15 @@
+import { Effect } from "effect"
+import { parseHookArgv } from "./argv.js"
+import { processIO, runHook } from "./run.js"
+
+/**
+ * `awhm hook …` without the full CLI: the bin dispatches here directly. Always exits 0; problems are
+ * one line each on stderr.
+ */
+export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
+  const io = processIO()
+  const { args, problems } = parseHookArgv(argv)
+  for (const problem of problems) io.stderr(`awhm hook error: ${problem}\n`)
+  if (args !== null) await Effect.runPromise(runHook(args, io))
+  process.exitCode = 0
+}

@@ -1,0 +1,104 @@
+import { Cause, Effect, Option } from "effect"
+import { loadConfig } from "../../layers/ConfigLive.js"
+import { parsePayload } from "./payload.js"
+import { renderSettings } from "./settings.js"
+
+export const HOOK_EVENTS = ["prompt", "stop", "session-end", "settings"] as const
+export type HookEvent = (typeof HOOK_EVENTS)[number]
+
+export interface HookArgs {
+  readonly event: HookEvent
+  /** prompt: how many memories (default 5). */
+  readonly k?: number
+  /** prompt: use embeddings too. */
+  readonly semantic?: boolean
+  /** session-end: run Stage 2 as well. */
+  readonly stage2?: boolean
+  /** settings: the command Claude Code should run (default: the awhm on PATH). */
+  readonly command?: string | null
+  readonly dataDir?: string | null
+}
+
+/** Where a hook's output goes: stdout is what Claude Code reads, stderr is for people. */
+export interface HookIO {
+  readonly readStdin: () => Promise<string>
+  readonly stdout: (text: string) => void
+  readonly stderr: (text: string) => void
+  readonly env: NodeJS.ProcessEnv
+}
+
+const errorLine = (cause: Cause.Cause<unknown>): string => {
+  const failure = Cause.failureOption(cause)
+  const error: unknown = Option.isSome(failure) ? failure.value : Cause.squash(cause)
+  const message =
+    typeof error === "object" && error !== null && "message" in error && typeof error.message === "string" && error.message !== ""
+      ? error.message
+      : typeof error === "object" && error !== null && "_tag" in error
+        ? String(error._tag)
+        : String(error)
+  return `awhm hook error: ${message.split("\n")[0]}`
+}
+
+const DEFAULT_K = 5
+
+/** AWHM_SCOPE=global|project is accepted as a short form of AWHM_SCOPE_MODE. */
+const withScopeAlias = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
+  env.AWHM_SCOPE !== undefined && env.AWHM_SCOPE_MODE === undefined ? { ...env, AWHM_SCOPE_MODE: env.AWHM_SCOPE } : env
+
+const runEvent = (args: HookArgs, io: HookIO) =>
+  Effect.gen(function* () {
+    if (args.event === "settings") {
+      io.stdout(renderSettings(args.command ?? null) + "\n")
+      return
+    }
+    // Set by Stage 2's `claude -p` child (and by anyone who wants the hooks off): no recursion.
+    if (io.env.AWHM_HOOK_ACTIVE) return
+    const payload = yield* parsePayload(yield* Effect.promise(io.readStdin))
+    if (payload === null) return
+    const flags: Record<string, string> = {}
+    if (args.dataDir) flags.data_dir = args.dataDir
+    if (args.stage2) flags.stage2_enabled = "true"
+    const config = yield* loadConfig(flags, withScopeAlias(io.env))
+    // Each event loads only its own code: the prompt hook never loads consolidation or the model.
+    switch (args.event) {
+      case "prompt": {
+        const { runPrompt } = yield* Effect.promise(() => import("./wiring.js"))
+        const out = yield* runPrompt(config, payload, { k: args.k ?? DEFAULT_K, semantic: args.semantic ?? false })
+        if (out !== null) io.stdout(out + "\n")
+        return
+      }
+      case "stop": {
+        const { runStop } = yield* Effect.promise(() => import("./wiring.js"))
+        yield* runStop(config, payload)
+        return
+      }
+      case "session-end": {
+        const { runSessionEnd } = yield* Effect.promise(() => import("./sessionEndWiring.js"))
+        const created = yield* runSessionEnd(config, payload)
+        io.stderr(`awhm: consolidated ${created} new memor${created === 1 ? "y" : "ies"}\n`)
+        return
+      }
+    }
+  })
+
+/**
+ * Runs one Claude Code hook. Never fails: any problem becomes one "awhm hook error: …" line on
+ * stderr, so a hook can never block the agent.
+ */
+export const runHook = (args: HookArgs, io: HookIO): Effect.Effect<void> =>
+  runEvent(args, io).pipe(Effect.catchAllCause((cause) => Effect.sync(() => io.stderr(errorLine(cause) + "\n"))))
+
+/** The real process's stdin (empty when it is a terminal: there is no payload to wait for). */
+export const readProcessStdin = async (): Promise<string> => {
+  if (process.stdin.isTTY) return ""
+  const chunks: Array<Buffer> = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString("utf8")
+}
+
+export const processIO = (): HookIO => ({
+  readStdin: readProcessStdin,
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env
+})

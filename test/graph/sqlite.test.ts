@@ -1,0 +1,169 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { ConfigFromValues } from "../../src/layers/ConfigLive.js"
+import { GraphStoreSqlite, makeGraphStoreSqlite } from "../../src/layers/GraphStoreSqlite.js"
+import { GraphStore } from "../../src/services/GraphStore.js"
+import { fullNode, plainNode, tempDir } from "../support/graphFixtures.js"
+
+const open = (dir: string) =>
+  makeGraphStoreSqlite({
+    file: path.join(dir, "graph", "memory_graph.sqlite"),
+    importJson: path.join(dir, "graph", "memory_graph.json"),
+    snapshotsDir: path.join(dir, "snapshots")
+  })
+
+/** A second, independent connection for looking at the file the way any SQLite tool would. */
+const inspect = (file: string) =>
+  SqliteClient.make({ filename: file }).pipe(Effect.provide(Reactivity.layer))
+
+const fileContains = (file: string, text: string) =>
+  fs.existsSync(file) && fs.readFileSync(file).includes(Buffer.from(text, "utf8"))
+
+describe("GraphStoreSqlite", () => {
+  it.scopedLive("the layer keeps the graph in <data-dir>/graph/memory_graph.sqlite in WAL mode, with its indexes", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir()
+      const store = yield* Layer.build(GraphStoreSqlite.pipe(Layer.provide(ConfigFromValues(dir)))).pipe(
+        Effect.map((ctx) => ctx.unsafeMap.get(GraphStore.key) as GraphStore["Type"])
+      )
+      expect(store.backend).toBe("sqlite")
+      expect(store.location).toBe(path.join(dir, "graph", "memory_graph.sqlite"))
+      yield* store.commit({ upsertNodes: [fullNode("n1")] })
+      const sql = yield* inspect(store.location!)
+      expect(yield* sql`PRAGMA journal_mode`).toEqual([{ journal_mode: "wal" }])
+      const indexes = yield* sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name`
+      expect(indexes.map((r) => r.name)).toEqual(["edges_target", "node_sources_node", "nodes_canonical_key", "nodes_status"])
+      const sources = yield* sql`SELECT session_id, message_index, node_id FROM node_sources ORDER BY session_id`
+      expect(sources).toEqual([
+        { session_id: "s/2", message_index: 0, node_id: "n1" },
+        { session_id: "s1", message_index: 3, node_id: "n1" }
+      ])
+    })
+  )
+
+  it.scopedLive("embeddings are float32 BLOBs with their dimension and model; the row JSON has no vector", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir()
+      const store = yield* open(dir)
+      yield* store.commit({ upsertNodes: [fullNode("n1")] })
+      const sql = yield* inspect(store.location!)
+      const [row] = yield* sql<{ embedding: Uint8Array; embed_dim: number; embed_model: string; data: string; status: string; canonical_key: string }>`
+        SELECT embedding, embed_dim, embed_model, data, status, canonical_key FROM nodes`
+      expect(row!.embedding.byteLength).toBe(16)
+      expect(Array.from(new Float32Array(Uint8Array.from(row!.embedding).buffer))).toEqual([0.25, -0.5, 0.125, Math.fround(1 / 3)])
+      expect([row!.embed_dim, row!.embed_model, row!.status, row!.canonical_key]).toEqual([4, "mock-4", "superseded", "fact:my city"])
+      const data = JSON.parse(row!.data) as Record<string, unknown>
+      expect(data.embedding).toBeUndefined()
+      expect(data.valid_from).toBe("2026-02-01T00:00:00.000Z")
+    })
+  )
+
+  it.scopedLive("adding one node to a 3,000-node graph writes a few pages, not the graph", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir()
+      const store = yield* open(dir)
+      const many = Array.from({ length: 3000 }, (_, i) => fullNode(`n${i}`, { content: `memory number ${i} `.repeat(5) }))
+      yield* store.commit({ upsertNodes: many })
+      const sql = yield* inspect(store.location!)
+      yield* sql`PRAGMA wal_checkpoint(TRUNCATE)`
+      const walFile = store.location! + "-wal"
+      expect(fs.statSync(walFile).size).toBe(0)
+      yield* store.commit({ upsertNodes: [plainNode("one-more")] })
+      const dbSize = fs.statSync(store.location!).size
+      expect(dbSize).toBeGreaterThan(1_000_000)
+      // The WAL holds only the pages this commit touched (a handful of 4 KiB frames).
+      expect(fs.statSync(walFile).size).toBeLessThan(64 * 1024)
+      expect(yield* store.counts).toEqual({ nodes: 3001, edges: 0 })
+    })
+  )
+
+  it.scopedLive("a new, empty database imports the reference JSON graph found beside it, once", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir()
+      fs.mkdirSync(path.join(dir, "graph"), { recursive: true })
+      fs.writeFileSync(
+        path.join(dir, "graph", "memory_graph.json"),
+        JSON.stringify({
+          version: "2.0",
+          nodes: {
+            a: { id: "a", type: "semantic", content: "My city is Paris", embedding: [0.5, 0.25], created_at: "2026-01-01T09:00:00+00:00" },
+            b: { id: "b", type: "episodic", content: "That worked", created_at: "2026-01-02T09:00:00.000Z" }
+          },
+          edges: [{ source: "a", target: "b", type: "association", weight: 0.8, created_at: "2026-01-02T09:00:00.000Z" }]
+        })
+      )
+      const graph = yield* Effect.scoped(Effect.flatMap(open(dir), (s) => s.load()))
+      expect(Array.from(graph.nodes.keys())).toEqual(["a", "b"])
+      expect(graph.nodes.get("a")?.validFrom).toBe("2026-01-01T09:00:00.000Z")
+      expect(Array.from(graph.nodes.get("a")?.embedding ?? [])).toEqual([0.5, 0.25])
+      expect(graph.edges.map((e) => [e.source, e.target, e.weight])).toEqual([["a", "b", 0.8]])
+      // Emptied afterwards, the database stays empty: the JSON file is not imported again.
+      yield* Effect.scoped(Effect.flatMap(open(dir), (s) => s.commit({ deleteNodes: ["a", "b"] })))
+      expect(yield* Effect.scoped(Effect.flatMap(open(dir), (s) => s.counts))).toEqual({ nodes: 0, edges: 0 })
+    })
+  )
+
+  it.scopedLive("a file that is not SQLite gives one CorruptFile naming it and the fix, and is left untouched", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir()
+      const file = path.join(dir, "graph", "memory_graph.sqlite")
+      fs.mkdirSync(path.dirname(file), { recursive: true })
+      const garbage = Buffer.from("this is not a database at all, just some text\n".repeat(40))
+      fs.writeFileSync(file, garbage)
+      const error = yield* Effect.flip(Effect.scoped(open(dir)))
+      expect(error._tag).toBe("CorruptFile")
+      expect(error.message).toBe(
+        `the memory graph ${file} is damaged (not a SQLite database, or truncated); restore a snapshot with \`awhm snapshot restore --path FILE\`, or move the file away to start an empty graph`
+      )
+      expect(fs.readFileSync(file).equals(garbage)).toBe(true)
+    })
+  )
+
+  it.scopedLive("a truncated database gives CorruptFile (naming the latest snapshot), never a crash", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir()
+      const file = path.join(dir, "graph", "memory_graph.sqlite")
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const store = yield* open(dir)
+          yield* store.commit({ upsertNodes: Array.from({ length: 2000 }, (_, i) => fullNode(`n${i}`)) })
+          yield* store.scrub
+        })
+      )
+      fs.mkdirSync(path.join(dir, "snapshots"))
+      fs.writeFileSync(path.join(dir, "snapshots", "snapshot_20260101_000000_000_0001abcdef.json"), "{}")
+      const size = fs.statSync(file).size
+      fs.truncateSync(file, Math.floor(size / 3))
+      const truncated = fs.readFileSync(file)
+      const error = yield* Effect.flip(Effect.scoped(Effect.flatMap(open(dir), (s) => s.load())))
+      expect(error._tag).toBe("CorruptFile")
+      expect(error.message).toContain(`the memory graph ${file} is damaged (`)
+      expect(error.message).toContain(
+        `restore a snapshot, e.g. \`awhm snapshot restore --path ${path.join(dir, "snapshots", "snapshot_20260101_000000_000_0001abcdef.json")}\``
+      )
+      expect(fs.readFileSync(file).equals(truncated)).toBe(true)
+    })
+  )
+
+  it.scopedLive("after delete + scrub, no byte of the deleted text is left in the database or its WAL", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir()
+      const store = yield* open(dir)
+      const secret = "my token is alpha-123-secret"
+      yield* store.commit({ upsertNodes: [fullNode("keep"), fullNode("gone", { content: secret, aliases: [secret] })] })
+      // Updates leave old row versions in the pages and the WAL too.
+      yield* store.commit({ upsertNodes: [fullNode("gone", { content: secret, accessCount: 7 })] })
+      expect(fileContains(store.location!, secret) || fileContains(store.location! + "-wal", secret)).toBe(true)
+      yield* store.commit({ deleteNodes: ["gone"] })
+      yield* store.scrub
+      expect(fileContains(store.location!, secret)).toBe(false)
+      expect(fileContains(store.location! + "-wal", secret)).toBe(false)
+      expect(fileContains(store.location!, "content of keep")).toBe(true)
+      expect(Array.from((yield* store.load()).nodes.keys())).toEqual(["keep"])
+    })
+  )
+})

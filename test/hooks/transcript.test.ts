@@ -1,0 +1,30 @@
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import { lastAssistantText } from "../../src/programs/hooks/transcript.js"
+
+const write = (lines: ReadonlyArray<unknown>): string => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "awhm-transcript-"))
+  const file = path.join(dir, "t.jsonl")
+  fs.writeFileSync(file, lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n") + "\n")
+  return file
+}
+
+describe("Claude Code transcript fallback", () => {
+  it("returns the text blocks of the last assistant message, skipping tool-only turns", () => {
+    const file = write([
+      { type: "user", message: { role: "user", content: "hi" } },
+      { type: "assistant", message: { role: "assistant", content: [{ type: "text", text: "First answer" }] } },
+      { type: "assistant", message: { role: "assistant", content: [{ type: "text", text: "Done." }, { type: "text", text: "Bye" }] } },
+      { type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id: "t", name: "Bash", input: {} }] } },
+      "{torn line"
+    ])
+    expect(lastAssistantText(file)).toBe("Done.\nBye")
+  })
+
+  it("is null for a missing file or a transcript without assistant text", () => {
+    expect(lastAssistantText("/nonexistent/awhm/t.jsonl")).toBeNull()
+    expect(lastAssistantText(write([{ type: "user", message: { role: "user", content: "hi" } }]))).toBeNull()
+  })
+})

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest"
+import { Bm25Index } from "../../src/lib/bm25.js"
+import { LexicalIndex } from "../../src/lib/LexicalIndex.js"
+
+const docs = [
+  "My preferred language is Python",
+  "The API endpoint is https://api.v1.example.com",
+  "Actually, my preferred language is Rust",
+  "I live in Cape Town and work on the Orion project",
+  "The build server runs on port 9000",
+  "Python scripts deploy the Orion build"
+]
+
+describe("LexicalIndex", () => {
+  it("scores exactly like the reference BM25 over the same documents", () => {
+    const ref = new Bm25Index(docs)
+    const idx = new LexicalIndex()
+    docs.forEach((d, i) => idx.add(`d${i}`, d))
+    for (const q of ["preferred language", "orion build python", "port", "what is the endpoint?"]) {
+      const expected = ref.search(q, 10).map((h) => ({ key: `d${h.index}`, score: h.score }))
+      const got = idx.search(q, 10)
+      expect(got.map((h) => h.key)).toEqual(expected.map((h) => h.key))
+      got.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i]!.score, 12))
+    }
+  })
+
+  it("after removals and replacements scores like a fresh index over the live documents", () => {
+    const idx = new LexicalIndex()
+    docs.forEach((d, i) => idx.add(`d${i}`, d))
+    idx.remove("d0")
+    idx.add("d4", "The build server runs on port 8080")
+    expect(idx.remove("missing")).toBe(false)
+    const live = [docs[1]!, docs[2]!, docs[3]!, docs[5]!, "The build server runs on port 8080"]
+    const ref = new Bm25Index(live)
+    const keys = ["d1", "d2", "d3", "d5", "d4"]
+    for (const q of ["preferred language python", "port 8080 server", "9000"]) {
+      const expected = ref.search(q, 10).map((h) => [keys[h.index], h.score] as const)
+      const got = idx.search(q, 10).map((h) => [h.key, h.score] as const)
+      expect(got.length).toBe(expected.length)
+      got.forEach(([k, s], i) => {
+        expect(k).toBe(expected[i]![0])
+        expect(s).toBeCloseTo(expected[i]![1], 12)
+      })
+    }
+    expect(idx.size).toBe(5)
+    expect(idx.search("9000", 10)).toEqual([])
+  })
+
+  it("keeps working through compaction of many removed documents", () => {
+    const idx = new LexicalIndex()
+    for (let i = 0; i < 300; i++) idx.add(`k${i}`, `note number${i} about topic${i % 7}`)
+    for (let i = 0; i < 290; i++) idx.remove(`k${i}`)
+    expect(idx.size).toBe(10)
+    const hits = idx.search("topic3", 10)
+    expect(hits.map((h) => h.key)).toEqual(["k290", "k297"])
+    expect(idx.search("number295", 5).map((h) => h.key)).toEqual(["k295"])
+  })
+
+  it("returns the top k of the accepted documents only, and [] for stopword-only queries", () => {
+    const idx = new LexicalIndex()
+    docs.forEach((d, i) => idx.add(`d${i}`, d))
+    expect(idx.search("preferred language", 1, (k) => k !== "d0").map((h) => h.key)).toEqual(["d2"])
+    expect(idx.search("what is the", 10)).toEqual([])
+    expect(new LexicalIndex().search("python", 10)).toEqual([])
+  })
+
+  it("round-trips through its serialised form with identical scores", () => {
+    const idx = new LexicalIndex()
+    docs.forEach((d, i) => idx.add(`d${i}`, d))
+    idx.remove("d3")
+    const copy = LexicalIndex.fromData(JSON.parse(JSON.stringify(idx.toData())))
+    expect(copy).not.toBeNull()
+    expect(copy!.size).toBe(5)
+    expect(copy!.search("python orion build", 10)).toEqual(idx.search("python orion build", 10))
+    expect(LexicalIndex.fromData({ version: 2 })).toBeNull()
+    expect(LexicalIndex.fromData({ version: 1, terms: [], docs: [["k", 1, 5, 1]] })).toBeNull()
+  })
+})
