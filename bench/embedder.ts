@@ -125,7 +125,7 @@ const searchRow = (n: number) => {
 /** The "embedder" section of docs/benchmarks.md. */
 export async function run(): Promise<string> {
   const dir = modelDir()
-  const missing = [...modelFiles(false), ...modelFiles(true)].filter((f) => !existsSync(join(dir, f)))
+  const missing = [...new Set([...modelFiles(false), ...modelFiles(true)])].filter((f) => !existsSync(join(dir, f)))
   if (missing.length > 0) throw new Error(`no model in ${dir} (missing ${missing.join(", ")}): run \`npm run setup:model\``)
   const fp32 = await modelRow(false)
   const int8 = await modelRow(true)

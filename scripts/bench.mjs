@@ -14,7 +14,7 @@ import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import { dirname, join, resolve } from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..")
@@ -71,25 +71,27 @@ const machine = () => {
   }
 }
 
-const bundle = async (names) => {
-  rmSync(OUT_DIR, { recursive: true, force: true })
-  mkdirSync(OUT_DIR, { recursive: true })
-  const entryPoints = Object.fromEntries(names.map((n) => [n, join(BENCH_DIR, `${n}.ts`)]))
-  await build({
-    entryPoints,
-    outdir: OUT_DIR,
-    outExtension: { ".js": ".mjs" },
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "esm",
-    splitting: true,
-    chunkNames: "chunks/[name]-[hash]",
-    external: EXTERNAL,
-    // Bundled CommonJS code calls require(); give it one.
-    banner: { js: "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);" },
-    logLevel: "warning"
-  })
+// One bundle per bench, so a bench that does not build is reported as failed without stopping the others.
+const bundle = async (name) => {
+  try {
+    await build({
+      entryPoints: { [name]: join(BENCH_DIR, `${name}.ts`) },
+      outdir: OUT_DIR,
+      outExtension: { ".js": ".mjs" },
+      bundle: true,
+      platform: "node",
+      target: "node20",
+      format: "esm",
+      external: EXTERNAL,
+      // Bundled CommonJS code calls require(); give it one.
+      banner: { js: "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);" },
+      logLevel: "silent"
+    })
+    return null
+  } catch (e) {
+    const errors = e?.errors?.map((x) => `${x.location ? `${x.location.file}:${x.location.line}: ` : ""}${x.text}`) ?? [String(e)]
+    return `bundling failed:\n${errors.slice(0, 5).join("\n")}`
+  }
 }
 
 // The child: import the bundle, run it, write {ok, markdown | error, maxRssKb} to the result file.
@@ -224,14 +226,16 @@ const main = async () => {
     console.error("bench: nothing to run (no bench/*.ts)")
     return 2
   }
-  await bundle(names)
+  rmSync(OUT_DIR, { recursive: true, force: true })
+  mkdirSync(OUT_DIR, { recursive: true })
   writeFileSync(join(OUT_DIR, "_runner.mjs"), RUNNER)
   const date = new Date().toISOString().slice(0, 10)
   const sections = wanted.length > 0 ? readSections() : new Map()
   const results = []
   for (const name of names) {
     console.error(`bench: ${name}…`)
-    const r = await runOne(name)
+    const buildError = await bundle(name)
+    const r = buildError === null ? await runOne(name) : { name, ok: false, error: buildError, seconds: 0, maxRssKb: null }
     results.push(r)
     console.error(`bench: ${name} ${r.ok ? "done" : "FAILED"} in ${r.seconds.toFixed(1)} s`)
     sections.set(name, renderSection(r, date))
@@ -244,9 +248,4 @@ const main = async () => {
   return failed.length > 0 ? 1 : 0
 }
 
-// Exported for the tests of the document format.
-export { figuresOf, renderDoc, readSections }
-
-if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
-  process.exitCode = await main()
-}
+process.exitCode = await main()

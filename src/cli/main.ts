@@ -1,6 +1,7 @@
 import { Command, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Exit, Option } from "effect"
+import { stderrLogger } from "../lib/stderrLogger.js"
 import { subcommands } from "./commands.js"
 import { describeFailure, EXIT_USAGE } from "./errors.js"
 
@@ -17,6 +18,7 @@ const cli = Command.run(root, { name: "awhm", version: VERSION })
 export const main = (argv: ReadonlyArray<string>) =>
   cli(argv).pipe(
     Effect.provide(NodeContext.layer),
+    Effect.provide(stderrLogger("awhm")),
     Effect.exit,
     Effect.map((exit) => {
       if (Exit.isSuccess(exit)) return 0

@@ -43,6 +43,7 @@ interface Encoded {
 interface Tokenizer {
   (texts: Array<string>, options: { padding: boolean; truncation: boolean; max_length: number }): Encoded
   readonly sep_token_id: number | undefined
+  encode(text: string): ReadonlyArray<number>
 }
 type Model = (inputs: Encoded) => Promise<{ readonly last_hidden_state?: Tensor }>
 interface Loaded {
@@ -60,30 +61,43 @@ const BATCH_SIZE = 32
 // remembered too, so an offline user pays for the failure once and then stays lexical-only.
 const loads = new Map<string, Promise<Loaded>>()
 
-const load = async (o: Required<Pick<EmbedderTransformersOptions, "modelId" | "quantized">> & EmbedderTransformersOptions) => {
-  let repo = o.modelId
+interface LoadOptions {
+  readonly modelId: string
+  readonly modelDir: string | undefined
+  readonly cacheDir: string | undefined
+  readonly quantized: boolean
+}
+
+const load = async (o: LoadOptions): Promise<Loaded> => {
   if (o.modelDir !== undefined) {
     const dir = resolve(o.modelDir)
+    // Checked first so that a missing model fails with one clear line, before transformers.js is imported.
     const missing = modelFiles(o.quantized).filter((f) => !existsSync(join(dir, f)))
     if (missing.length > 0) {
-      throw new Error(`no model at ${dir} (missing ${missing.join(", ")}); point AWHM_MODEL_DIR at a copy of ${o.modelId}`)
+      throw new Error(
+        `no model at ${dir} (missing ${missing.join(", ")}); point AWHM_MODEL_DIR (or model_dir) at a copy of ${o.modelId}`
+      )
     }
-    repo = basename(dir)
     const tf = await importTransformers()
-    // transformers.js resolves a local model as <localModelPath>/<id>/<file>.
+    // transformers.js resolves a local model as <localModelPath>/<id>/<file>; never reach for the hub.
     tf.env.localModelPath = dirname(dir) + "/"
     tf.env.allowLocalModels = true
     tf.env.allowRemoteModels = false
     tf.env.useFSCache = false
-    return fromPretrained(tf, repo, o.quantized)
+    return fromPretrained(tf, basename(dir), o.quantized)
   }
   const tf = await importTransformers()
-  // Hub download on first use into our cache; no lookup in transformers.js' own models/ folder.
+  // Downloaded from the hub on first use into our cache; no lookup in transformers.js' own models/ folder.
   tf.env.allowLocalModels = false
   tf.env.allowRemoteModels = true
   tf.env.useFSCache = true
   tf.env.cacheDir = o.cacheDir ?? join(homedir(), ".cache", "awhm", "models")
-  return fromPretrained(tf, repo, o.quantized)
+  try {
+    return await fromPretrained(tf, o.modelId, o.quantized)
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e)
+    throw new Error(`${why} (offline? point AWHM_MODEL_DIR at a local copy of ${o.modelId})`)
+  }
 }
 
 type Transformers = typeof import("@xenova/transformers")
@@ -104,18 +118,19 @@ const fromPretrained = async (tf: Transformers, repo: string, quantized: boolean
 }
 
 const embedBatch = async (m: Loaded, texts: Array<string>, maxTokens: number, dimension: number) => {
-  const enc = m.tokenizer(texts, { padding: true, truncation: true, max_length: maxTokens })
+  // Given max_length, transformers.js pads every text to it; pad only to the longest text instead.
+  const lengths = texts.map((t) => m.tokenizer.encode(t).length)
+  const enc = m.tokenizer(texts, { padding: true, truncation: true, max_length: Math.min(maxTokens, Math.max(...lengths)) })
   const ids = enc.input_ids.data
   const mask = enc.attention_mask.data
   const seq = enc.input_ids.dims[1] ?? 0
   // transformers.js 2.17 truncates after adding [CLS]/[SEP], dropping the final [SEP]; the Python
   // tokenizer keeps it, so put it back to get the reference's vectors for long texts.
   const sep = m.tokenizer.sep_token_id
-  if (sep !== undefined && seq === maxTokens) {
-    for (let b = 0; b < texts.length; b++) {
-      const last = b * seq + seq - 1
-      if (Number(mask[last]) === 1 && Number(ids[last]) !== sep) ids[last] = BigInt(sep)
-    }
+  if (sep !== undefined) {
+    lengths.forEach((length, b) => {
+      if (length > seq) ids[b * seq + seq - 1] = BigInt(sep)
+    })
   }
   const out = await m.model(enc)
   const hidden = out.last_hidden_state
@@ -164,7 +179,12 @@ const embedAll = async (m: Loaded, texts: ReadonlyArray<string>, maxTokens: numb
  */
 export const EmbedderTransformers = (opts: EmbedderTransformersOptions) =>
   Layer.sync(Embedder, () => {
-    const o = { ...opts, quantized: opts.quantized ?? false }
+    const o: LoadOptions = {
+      modelId: opts.modelId,
+      modelDir: opts.modelDir,
+      cacheDir: opts.cacheDir,
+      quantized: opts.quantized ?? false
+    }
     const dimension = opts.dimension ?? 384
     const maxTokens = opts.maxTokens ?? 256
     const key = JSON.stringify([o.modelId, o.modelDir ?? null, o.cacheDir ?? null, o.quantized])

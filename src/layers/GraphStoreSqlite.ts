@@ -72,8 +72,7 @@ const sourceRows = (n: MemoryNode) => {
   return rows
 }
 
-const toBlob = (v: Float32Array | null): Buffer | null =>
-  v === null ? null : Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+const toBlob = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength)
 
 // better-sqlite3 may hand back a Buffer at an odd offset of a shared pool: copy into an aligned array.
 const fromBlob = (b: unknown): Float32Array | null => {
@@ -83,10 +82,44 @@ const fromBlob = (b: unknown): Float32Array | null => {
   return new Float32Array(copy.buffer)
 }
 
+/**
+ * Cheap checks of the 100-byte header: the magic string, and (when no write-ahead log is pending, so the
+ * main file must hold every page) that the file is as long as the header says. Null when it looks whole.
+ */
+const damageSeenInHeader = (file: string): string | null => {
+  let size: number
+  try {
+    size = fs.statSync(file).size
+  } catch {
+    return null // a new database
+  }
+  if (size === 0) return null
+  const head = Buffer.alloc(100)
+  const fd = fs.openSync(file, "r")
+  try {
+    fs.readSync(fd, head, 0, 100, 0)
+  } finally {
+    fs.closeSync(fd)
+  }
+  if (size < 512 || head.toString("latin1", 0, 16) !== SQLITE_HEADER) return "not a SQLite database"
+  let walSize = 0
+  try {
+    walSize = fs.statSync(file + "-wal").size
+  } catch {
+    walSize = 0
+  }
+  const rawPageSize = head.readUInt16BE(16)
+  const pageSize = rawPageSize === 1 ? 65536 : rawPageSize
+  const pages = head.readUInt32BE(28)
+  // The page count is only meaningful when "version-valid-for" matches the change counter.
+  const countValid = head.readUInt32BE(92) === head.readUInt32BE(24)
+  if (walSize === 0 && countValid && pages > 0 && size < pages * pageSize) return "truncated"
+  return null
+}
+
 interface NodeRow {
   readonly id: string
   readonly data: string
-  readonly embedding?: unknown
 }
 
 interface CacheState {
@@ -112,23 +145,13 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       return new StorageError({ operation, path: file, message: `${operation} failed on ${file}: ${causeMessage(e)}` })
     }
 
-    // A file that is not SQLite at all is refused before the driver opens (and maybe rewrites) it.
+    // A file that is not SQLite at all, or visibly truncated, is refused before the driver opens (and maybe
+    // writes to) it.
     yield* Effect.try({
       try: () => {
         fs.mkdirSync(path.dirname(file), { recursive: true })
-        if (!fs.existsSync(file)) return
-        const size = fs.statSync(file).size
-        if (size === 0) return
-        const fd = fs.openSync(file, "r")
-        try {
-          const head = Buffer.alloc(16)
-          const n = fs.readSync(fd, head, 0, 16, 0)
-          if (n < 16 || head.toString("latin1") !== SQLITE_HEADER || size < 512) {
-            throw corruptGraph(file, "not a SQLite database, or truncated", snapshotsDir)
-          }
-        } finally {
-          fs.closeSync(fd)
-        }
+        const reason = damageSeenInHeader(file)
+        if (reason !== null) throw corruptGraph(file, reason, snapshotsDir)
       },
       catch: fail("open")
     })
@@ -171,15 +194,23 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
               id: n.id,
               data: JSON.stringify(nodeToStored(n, false)),
               status: n.status,
-              canonical_key: n.canonicalKey,
-              embedding: toBlob(n.embedding),
-              embed_dim: n.embedding?.length ?? null,
-              embed_model: n.embedModel
+              canonical_key: n.canonicalKey
             }))
             yield* sql`INSERT INTO nodes ${sql.insert(rows)}
               ON CONFLICT (id) DO UPDATE SET data = excluded.data, status = excluded.status,
-                canonical_key = excluded.canonical_key, embedding = excluded.embedding,
-                embed_dim = excluded.embed_dim, embed_model = excluded.embed_model`
+                canonical_key = excluded.canonical_key`
+            const vectors = chunk.flatMap((n) =>
+              n.embedding === null
+                ? []
+                : [{ node_id: n.id, embedding: toBlob(n.embedding), embed_dim: n.embedding.length, embed_model: n.embedModel }]
+            )
+            const without = chunk.filter((n) => n.embedding === null).map((n) => n.id)
+            if (without.length > 0) yield* sql`DELETE FROM node_vectors WHERE node_id IN ${sql.in(without)}`
+            if (vectors.length > 0) {
+              yield* sql`INSERT INTO node_vectors ${sql.insert(vectors)}
+                ON CONFLICT (node_id) DO UPDATE SET embedding = excluded.embedding, embed_dim = excluded.embed_dim,
+                  embed_model = excluded.embed_model`
+            }
             yield* sql`DELETE FROM node_sources WHERE node_id IN ${sql.in(chunk.map((n) => n.id))}`
             const sources = chunk.flatMap(sourceRows)
             for (const part of chunks(sources, 300)) {
@@ -196,6 +227,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
           Effect.gen(function* () {
             yield* sql`DELETE FROM edges WHERE source IN ${sql.in(chunk)} OR target IN ${sql.in(chunk)}`
             yield* sql`DELETE FROM node_sources WHERE node_id IN ${sql.in(chunk)}`
+            yield* sql`DELETE FROM node_vectors WHERE node_id IN ${sql.in(chunk)}`
             yield* sql`DELETE FROM nodes WHERE id IN ${sql.in(chunk)}`
           }),
         { discard: true }
@@ -226,12 +258,13 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
 
     // ---- reads ----
 
-    const decodeRows = (rows: ReadonlyArray<NodeRow>, withEmbeddings: boolean) =>
+    /** Rows → nodes; `vectors` maps node id → BLOB (null: load without vectors). */
+    const decodeRows = (rows: ReadonlyArray<NodeRow>, vectors: ReadonlyMap<string, unknown> | null) =>
       Effect.try({
         try: () => {
           const nodes = new Map<string, MemoryNode>()
           for (const row of rows) {
-            const decoded = decodeNode(JSON.parse(row.data), withEmbeddings ? fromBlob(row.embedding) : null)
+            const decoded = decodeNode(JSON.parse(row.data), vectors === null ? null : fromBlob(vectors.get(row.id)))
             if (Either.isLeft(decoded)) throw corruptGraph(file, `row ${row.id}: ${decoded.left}`, snapshotsDir)
             nodes.set(row.id, decoded.right)
           }
@@ -247,12 +280,14 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         rows.map((r): Edge => ({ source: r.source, target: r.target, type: r.type, weight: r.weight, createdAt: r.created_at }))
     )
 
+    // Two table scans joined in memory: cheaper than 100k index lookups.
     const readAll = (withEmbeddings: boolean) =>
       Effect.gen(function* () {
-        const rows = withEmbeddings
-          ? yield* sql<NodeRow>`SELECT id, data, embedding FROM nodes ORDER BY rowid`
-          : yield* sql<NodeRow>`SELECT id, data FROM nodes ORDER BY rowid`
-        const nodes = yield* decodeRows(rows, withEmbeddings)
+        const vectors = withEmbeddings
+          ? new Map((yield* sql<{ node_id: string; embedding: unknown }>`SELECT node_id, embedding FROM node_vectors`).map((r) => [r.node_id, r.embedding] as const))
+          : null
+        const rows = yield* sql<NodeRow>`SELECT id, data FROM nodes ORDER BY rowid`
+        const nodes = yield* decodeRows(rows, vectors)
         const edges = yield* readEdges
         return { nodes, edges } satisfies Graph
       })
@@ -329,8 +364,9 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         Effect.gen(function* () {
           const found = new Map<string, MemoryNode>()
           for (const chunk of chunks(ids)) {
-            const rows = yield* sql<NodeRow>`SELECT id, data, embedding FROM nodes WHERE id IN ${sql.in(chunk)}`
-            for (const [id, n] of yield* decodeRows(rows, true)) found.set(id, n)
+            const rows = yield* sql<NodeRow & { embedding: unknown }>`SELECT n.id, n.data, v.embedding FROM nodes n
+              LEFT JOIN node_vectors v ON v.node_id = n.id WHERE n.id IN ${sql.in(chunk)}`
+            for (const [id, n] of yield* decodeRows(rows, new Map(rows.map((r) => [r.id, r.embedding])))) found.set(id, n)
           }
           return ids.flatMap((id) => {
             const n = found.get(id)
@@ -363,6 +399,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
           Effect.gen(function* () {
             yield* sql`DELETE FROM edges`
             yield* sql`DELETE FROM node_sources`
+            yield* sql`DELETE FROM node_vectors`
             yield* sql`DELETE FROM nodes`
             return [undefined, { upsertNodes: Array.from(graph.nodes.values()), addEdges: graph.edges }] as const
           }),

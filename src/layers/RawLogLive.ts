@@ -49,7 +49,10 @@ export const RawLogLive = Layer.effect(
   Effect.gen(function* () {
     const config = yield* AppConfig
     const paths = dataPaths(config.dataDir)
-    const lockFile = (sessionId: string) => path.join(paths.locks, `log-${encodeSessionId(sessionId)}.lock`)
+    // The lock file is per process (a second fiber of this process would wait on itself): serialise here first.
+    const mutex = yield* Effect.makeSemaphore(1)
+    const locked = <A, E>(sessionId: string, body: Effect.Effect<A, E>) =>
+      mutex.withPermits(1)(withFileLock(path.join(paths.locks, `log-${encodeSessionId(sessionId)}.lock`), body))
     // High-water mark written when a delete removes the last messages, so their indices are never reused
     // (consolidation progress is kept by index). Hidden name: never listed as a session.
     const markFile = (sessionId: string) => path.join(paths.logs, `.${encodeSessionId(sessionId)}.next`)
@@ -65,7 +68,7 @@ export const RawLogLive = Layer.effect(
     const warnDamaged = (file: string, lines: ReadonlyArray<number>) =>
       lines.length === 0
         ? Effect.void
-        : Effect.logWarning(`awhm: skipped ${lines.length} damaged line(s) (line ${lines.join(", ")}) in ${file}`)
+        : Effect.logWarning(`skipped ${lines.length} damaged line(s) (line ${lines.join(", ")}) in ${file}`)
 
     const read = (sessionId: string) =>
       Effect.gen(function* () {
@@ -86,8 +89,8 @@ export const RawLogLive = Layer.effect(
       const sessionId = yield* validateSessionId(input.sessionId)
       const timestamp = yield* resolveTimestamp(input.timestamp)
       const file = paths.logFile(sessionId)
-      return yield* withFileLock(
-        lockFile(sessionId),
+      return yield* locked(
+        sessionId,
         Effect.try({
           try: () => {
             fs.mkdirSync(paths.logs, { recursive: true })
@@ -149,8 +152,8 @@ export const RawLogLive = Layer.effect(
       Effect.gen(function* () {
         if (sessionId === "" || indices.size === 0) return 0
         const file = paths.logFile(sessionId)
-        return yield* withFileLock(
-          lockFile(sessionId),
+        return yield* locked(
+          sessionId,
           Effect.gen(function* () {
             const parsed = yield* Effect.try({ try: () => readLogFile(file), catch: storageError("read", file) })
             yield* warnDamaged(file, parsed.damagedLines)

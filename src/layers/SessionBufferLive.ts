@@ -78,8 +78,14 @@ export const SessionBufferLive = Layer.scoped(
       return decoded.right.map((e) => ({ ...e, session_id: e.session_id ?? sessionId }))
     }
 
+    const warned = new Set<string>()
+    // Once per file per process: loading and the final flush both see the same damage.
     const warnDamaged = (d: WalDamaged) =>
-      Effect.logWarning(`awhm: ignored a damaged session buffer WAL ${d.file}; it will be rewritten`)
+      Effect.suspend(() => {
+        if (warned.has(d.file)) return Effect.void
+        warned.add(d.file)
+        return Effect.logWarning(`ignored a damaged session buffer WAL ${d.file}; it will be rewritten`)
+      })
 
     const readWalEffect = (sessionId: string) =>
       Effect.try({ try: () => readWal(sessionId), catch: storageError("read", paths.walFile(sessionId)) }).pipe(
@@ -112,12 +118,13 @@ export const SessionBufferLive = Layer.scoped(
      * Three-way merge of this process's entries with the file: keep what the file has, add what this process
      * added since it last synced, drop what someone else removed meanwhile and what this process deleted.
      */
-    const merge = (state: SessionState, disk: ReadonlyArray<BufferEntry>): Array<BufferEntry> => {
+    const merge = (state: SessionState, disk: ReadonlyArray<BufferEntry>, diskDamaged: boolean): Array<BufferEntry> => {
       const diskKeys = new Set(disk.map(bufferEntryKey))
       const out = new Map<string, BufferEntry>()
       for (const e of state.entries) {
         const key = bufferEntryKey(e)
-        if (state.known.has(key) && !diskKeys.has(key)) continue
+        // Gone from an intact file since we last synced: another process deleted it. A damaged file proves nothing.
+        if (!diskDamaged && state.known.has(key) && !diskKeys.has(key)) continue
         out.set(key, e)
       }
       for (const e of disk) if (!out.has(bufferEntryKey(e))) out.set(bufferEntryKey(e), e)
@@ -140,7 +147,7 @@ export const SessionBufferLive = Layer.scoped(
               const disk = readWal(sessionId)
               const damaged = disk instanceof WalDamaged
               const diskEntries = damaged ? [] : disk
-              const [next, result] = f(merge(state, diskEntries))
+              const [next, result] = f(merge(state, diskEntries, damaged))
               const text = JSON.stringify(next)
               // Never create an empty file, never rewrite an identical one (unless forced).
               const unchanged = !damaged && (fs.existsSync(file) ? text === JSON.stringify(diskEntries) : next.length === 0)
@@ -268,7 +275,7 @@ export const SessionBufferLive = Layer.scoped(
       catch: storageError("list", paths.wal)
     })
 
-    const warnFlushFailure = (e: StorageError) => Effect.logWarning(`awhm: ${e.message}`)
+    const warnFlushFailure = (e: StorageError) => Effect.logWarning(e.message)
 
     // The final flush: a command or hook finishing, Ctrl-C or an error all close the scope.
     yield* Effect.addFinalizer(() => flush(false).pipe(Effect.catchAll(warnFlushFailure)))

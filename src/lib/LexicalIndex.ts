@@ -15,6 +15,13 @@ export interface LexicalIndexData {
 
 const EMPTY = new Int32Array(0)
 
+export interface LexicalIndexOptions {
+  readonly k1?: number
+  readonly b?: number
+  /** Text to index terms (default: the shared BM25 tokenizer, as the reference). */
+  readonly analyzer?: (text: string) => Array<string>
+}
+
 /**
  * Okapi BM25 over keyed documents that can be added, replaced and removed, with the reference's
  * scoring (k1 1.5, b 0.75, Lucene IDF ln(1 + (N - df + 0.5)/(df + 0.5)), the shared tokenizer): the same
@@ -24,6 +31,7 @@ const EMPTY = new Int32Array(0)
 export class LexicalIndex {
   readonly k1: number
   readonly b: number
+  private readonly analyzer: (text: string) => Array<string>
   private readonly termIds = new Map<string, number>()
   private readonly termNames: Array<string> = []
   private readonly postings: Array<Array<number>> = [] // termId -> [slot, tf, slot, tf, ...]
@@ -35,9 +43,10 @@ export class LexicalIndex {
   private totalLength = 0
   private scores: Float64Array = new Float64Array(0)
 
-  constructor(options: { readonly k1?: number; readonly b?: number } = {}) {
+  constructor(options: LexicalIndexOptions = {}) {
     this.k1 = options.k1 ?? 1.5
     this.b = options.b ?? 0.75
+    this.analyzer = options.analyzer ?? tokenize
   }
 
   /** Live documents. */
@@ -55,10 +64,10 @@ export class LexicalIndex {
 
   /** Adds a document under key, replacing any document already there. */
   add(key: string, text: string): void {
-    this.addTokens(key, tokenize(text))
+    this.addTokens(key, this.analyzer(text))
   }
 
-  /** Adds already-tokenized text (see tokenize). */
+  /** Adds already-analyzed terms. */
   addTokens(key: string, tokens: ReadonlyArray<string>): void {
     const tf = new Map<number, number>()
     for (const t of tokens) {
@@ -96,7 +105,7 @@ export class LexicalIndex {
     const n = this.slots.size
     if (n === 0 || topK <= 0) return []
     const terms: Array<number> = []
-    for (const t of new Set(tokenize(query))) {
+    for (const t of new Set(this.analyzer(query))) {
       const id = this.termIds.get(t)
       if (id !== undefined && this.df[id]! > 0) terms.push(id)
     }
@@ -197,7 +206,7 @@ export class LexicalIndex {
   }
 
   /** Rebuilds an index from toData() output; null when the data is not in that form. */
-  static fromData(data: unknown, options: { readonly k1?: number; readonly b?: number } = {}): LexicalIndex | null {
+  static fromData(data: unknown, options: LexicalIndexOptions = {}): LexicalIndex | null {
     if (typeof data !== "object" || data === null) return null
     const d = data as Partial<LexicalIndexData>
     if (d.version !== 1 || !Array.isArray(d.terms) || !Array.isArray(d.docs)) return null

@@ -15,7 +15,7 @@ export interface EntityMention {
 
 /** Names the graph already knows (normalised forms with their labels), indexed for fast spotting. */
 export interface KnownNames {
-  readonly byFirstToken: ReadonlyMap<string, ReadonlyArray<{ readonly tokens: ReadonlyArray<string>; readonly label: string }>>
+  readonly byFirstToken: Map<string, Array<{ readonly tokens: ReadonlyArray<string>; readonly label: string }>>
 }
 
 export interface NerOptions {
@@ -67,7 +67,7 @@ const PLACE_CUE = new Set("in to near visit visited visiting moved flew flying f
 const CONNECTORS = new Set(["of", "de", "da", "van", "von", "der", "del", "la", "le", "du", "bin", "al"])
 // Capitalised words that are not names on their own.
 const NOT_NAMES = new Set(("i hi hey hello thanks thank ok okay yes no sure well oh wow god mom dad sir madam please " +
-  "sorry btw lol omg api apis url uri cli sdk ui ux ci cd pr prs db sql http https json yaml csv html css js ts os vm " +
+  "sorry btw lol omg congrats congratulations woohoo yay hooray aww haha yup yep nope cheers bye api apis url uri cli sdk ui ux ci cd pr prs db sql http https json yaml csv html css js ts os vm " +
   "cpu gpu ram ssd dns ssh tls ssl id faq eta asap pdf todo fyi imo tbh").split(" "))
 
 const hasAny = (tags: ReadonlySet<string>, list: ReadonlyArray<string>) => list.some((t) => tags.has(t))
@@ -207,18 +207,42 @@ const knownMentions = (text: string, known: KnownNames): Array<EntityMention> =>
   return out
 }
 
+/** Adds one name (any written form) with its label to a known-names index. */
+export const addKnownName = (known: KnownNames, name: string, label: string): void => {
+  const tokens = phraseTokens(normalizeEntity(name))
+  if (tokens.length === 0) return
+  const list = known.byFirstToken.get(tokens[0]!)
+  if (list === undefined) known.byFirstToken.set(tokens[0]!, [{ tokens, label }])
+  else if (!list.some((k) => k.label === label && k.tokens.join(" ") === tokens.join(" "))) list.push({ tokens, label })
+}
+
 /** Indexes known entity names (normalised forms with labels) for `recognizeEntities`. */
 export const knownNames = (forms: Iterable<{ readonly form: string; readonly label: string | null }>): KnownNames => {
-  const byFirstToken = new Map<string, Array<{ tokens: Array<string>; label: string }>>()
-  for (const { form, label } of forms) {
-    if (label === null) continue
-    const tokens = phraseTokens(form)
-    if (tokens.length === 0) continue
-    const list = byFirstToken.get(tokens[0]!)
-    if (list === undefined) byFirstToken.set(tokens[0]!, [{ tokens, label }])
-    else list.push({ tokens, label })
+  const known: KnownNames = { byFirstToken: new Map() }
+  for (const { form, label } of forms) if (label !== null) addKnownName(known, form, label)
+  return known
+}
+
+// compromise's lexicon: a sentence's capitalised first word that it knows as something other than a
+// name ("Hey", "That", "Went") cannot start one, so a text with no other capitalised word needs no parse.
+const LEXICON = (nlp.world() as unknown as { model: { one: { lexicon: Record<string, string | Array<string>> } } }).model.one.lexicon
+const NAME_TAG = /Person|Place|Organization|Country|City|Region|FirstName|LastName|Demonym|Company|School|SportsTeam/
+
+/** False when no word of the text could be part of a name (saves compromise's ~2 ms parse per message). */
+export const mayHaveNames = (text: string): boolean => {
+  for (const sentence of text.split(/(?<=[.!?])\s+|\n/)) {
+    const words = sentence.match(/[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu) ?? []
+    for (let i = 0; i < words.length; i++) {
+      const w = words[i]!
+      if (!/^\p{Lu}/u.test(w) || /^I(['’]\p{L}+)?$/u.test(w)) continue
+      if (i === 0) {
+        const tag = LEXICON[w.toLowerCase()]
+        if (tag !== undefined && !NAME_TAG.test(String(tag))) continue
+      }
+      return true
+    }
   }
-  return { byFirstToken }
+  return false
 }
 
 const overlaps = (a: { start: number; end: number }, b: { start: number; end: number }) => a.start < b.end && b.start < a.end
@@ -231,7 +255,7 @@ export const recognizeEntities = (input: string, options: NerOptions): Array<Ent
   const text = input.length > NER_MAX_CHARS ? input.slice(0, NER_MAX_CHARS) : input
   const mode = options.mode ?? "supplemented"
   const found: Array<EntityMention> = []
-  for (const terms of parseTerms(text)) {
+  for (const terms of mayHaveNames(text) ? parseTerms(text) : []) {
     for (const run of runsOf(terms, mode)) {
       const label =
         mode === "compromise" ? labelFromTags(run) : (labelFromWords(run) ?? labelFromTags(run) ?? labelFromCue(run))

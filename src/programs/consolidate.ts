@@ -7,7 +7,7 @@ import { statementKey } from "../lib/canonical.js"
 import { EntityIndex } from "../lib/entities.js"
 import { extractCandidates } from "../lib/extraction.js"
 import { withFileLock } from "../lib/fileLock.js"
-import { type KnownNames, knownNames } from "../lib/ner.js"
+import { addKnownName, type KnownNames, knownNames } from "../lib/ner.js"
 import { dataPaths } from "../lib/paths.js"
 import { type Progress, readProgress, type SessionProgress, writeProgress } from "../lib/progress.js"
 import { strengthParams } from "../lib/strength.js"
@@ -19,12 +19,13 @@ import { RawLog } from "../services/RawLog.js"
 import { planCommit, type PreparedCandidate } from "./consolidate/commit.js"
 import { runStage2 } from "./stage2.js"
 
-// Stage 1 consolidation over the services: new raw-log messages of a session become graph nodes.
-// Slow work (NER, Stage 2, embeddings) happens before any lock; the store's write lock covers only the
-// compare-and-commit, and the progress index moves only after the graph commit succeeded.
+// Stage 1 consolidation over the services: new raw-log messages become graph nodes. Slow work (NER,
+// Stage 2, embeddings) happens before any lock; the write locks cover only the compare-and-commit, and
+// the progress index moves only after the graph commit succeeded. Sessions are taken in groups so the
+// embedder sees large batches: one group is one graph commit and one progress write.
 
-/** Texts per embedder call: large enough to batch well, small enough to bound memory. */
-const EMBED_BATCH = 256
+/** A group closes once it holds this many candidates: the embedder's batch, and a bound on memory. */
+const GROUP_CANDIDATES = 256
 
 /** What one consolidation run did. */
 export interface ConsolidationReport {
@@ -37,14 +38,17 @@ export interface ConsolidationReport {
 export interface ConsolidateOptions {
   /** Only this session (default: every session with pending messages, oldest log first). */
   readonly sessionId?: string
-  /** Called after each session (for a progress line). */
+  /** Called as sessions are committed (for a progress line). */
   readonly onSession?: (done: number, total: number, sessionId: string, created: number) => void
 }
 
-/** State shared by the sessions of one run: the embedder warns once and is not retried after failing. */
-interface RunState {
-  embedderFailed: boolean
-  known: { names: KnownNames; index: EntityIndex } | null
+/** One session's pending work. */
+interface Job {
+  readonly sessionId: string
+  readonly entries: ReadonlyArray<RawLogEntry>
+  /** Index of the last pending message: the session's progress once committed. */
+  readonly upTo: number
+  readonly candidates: ReadonlyArray<Candidate>
 }
 
 const progressLock = (dataDir: string) => path.join(dataPaths(dataDir).locks, "consolidation.lock")
@@ -61,37 +65,27 @@ const consolidatedUpTo = (p: SessionProgress | undefined, entries: ReadonlyArray
   return p.lastMsgIndex === null ? last : Math.min(p.lastMsgIndex, last)
 }
 
-/** Embeds the candidates' contents in batches; null (after one warning) when the embedder is off or fails. */
-const embedAll = (candidates: ReadonlyArray<Candidate>, state: RunState) =>
+/** Embeds every candidate of a group in one batch; null (after one warning per run) when off or failing. */
+const embedAll = (candidates: ReadonlyArray<Candidate>, state: { embedderFailed: boolean }) =>
   Effect.gen(function* () {
     const embedder = yield* Embedder
     if (!embedder.enabled || state.embedderFailed || candidates.length === 0) return null
-    const texts = candidates.map((c) => c.content)
-    const out: Array<Float32Array> = []
-    for (let i = 0; i < texts.length; i += EMBED_BATCH) {
-      const batch = yield* Effect.either(embedder.embed(texts.slice(i, i + EMBED_BATCH)))
-      if (Either.isLeft(batch)) {
-        state.embedderFailed = true
-        yield* Effect.logWarning(
-          `awhm: the embedder failed (${batch.left.message}); consolidating without embedding dedup or entity linking`
-        )
-        return null
-      }
-      out.push(...batch.right)
+    const vectors = yield* Effect.either(embedder.embed(candidates.map((c) => c.content)))
+    if (Either.isLeft(vectors)) {
+      state.embedderFailed = true
+      yield* Effect.logWarning(
+        `the embedder failed (${vectors.left.message}); consolidating without embedding dedup or entity linking`
+      )
+      return null
     }
-    return { vectors: out, modelId: embedder.modelId }
+    return { vectors: vectors.right, modelId: embedder.modelId }
   })
 
-/** Entity names already in the graph, loaded once per run (NER spots them even where compromise does not). */
-const knownEntities = (state: RunState) =>
-  Effect.gen(function* () {
-    if (state.known !== null) return state.known
-    const store = yield* GraphStore
-    const graph = yield* store.load({ withEmbeddings: false })
-    const index = new EntityIndex(graph.nodes.values())
-    state.known = { names: knownNames(index.forms()), index }
-    return state.known
-  })
+/** Entity names already in the graph, so NER spots them even where compromise alone would not. */
+const loadKnownNames = Effect.gen(function* () {
+  const graph = yield* (yield* GraphStore).load({ withEmbeddings: false })
+  return knownNames(new EntityIndex(graph.nodes.values()).forms())
+})
 
 /** Resolves v1 "whole session" entries against their logs, so the v2 file records real indices. */
 const resolveMigrated = (progress: Progress, now: string) =>
@@ -104,44 +98,60 @@ const resolveMigrated = (progress: Progress, now: string) =>
     return out
   })
 
-const consolidateOne = Effect.fn("consolidateSession.one")(function* (sessionId: string, state: RunState) {
-  const config = yield* AppConfig
-  const rawLog = yield* RawLog
-  const store = yield* GraphStore
-  const paths = dataPaths(config.dataDir)
-
-  const before = yield* readProgress(paths.progress, nowIso())
-  const entries = yield* rawLog.read(sessionId)
-  const from = consolidatedUpTo(before.get(sessionId), entries)
-  const pending = entries.filter((e) => e.index > from)
-  if (pending.length === 0) return null
-  const upTo = lastIndexOf(pending)
-
-  const known = config.nerLabels.length > 0 ? yield* knownEntities(state) : null
-  let candidates: Array<Candidate> = extractCandidates(pending, {
-    nerLabels: new Set(config.nerLabels),
-    ...(known !== null ? { known: known.names } : {})
+/** Reads a session's pending messages and extracts its candidates (Stage 2 included when enabled). */
+const prepareJob = <E, R>(sessionId: string, progress: Progress, knownNow: Effect.Effect<KnownNames | null, E, R>) =>
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const entries = yield* (yield* RawLog).read(sessionId)
+    const from = consolidatedUpTo(progress.get(sessionId), entries)
+    const pending = entries.filter((e) => e.index > from)
+    if (pending.length === 0) return null
+    const known = yield* knownNow
+    let candidates: Array<Candidate> = extractCandidates(pending, {
+      nerLabels: new Set(config.nerLabels),
+      ...(known !== null ? { known } : {})
+    })
+    // Names found here are known to the sessions after it in this run.
+    if (known !== null) for (const c of candidates) if (c.entityType !== null) addKnownName(known, c.content.slice(c.entityType.length + 2), c.entityType)
+    if (config.stage2Enabled) {
+      const keys = new Set(candidates.filter((c) => c.entityType === null).map((c) => statementKey(c.content)))
+      candidates = [...candidates, ...(yield* runStage2(pending, keys))]
+    }
+    return { sessionId, entries, upTo: lastIndexOf(pending), candidates } satisfies Job
   })
-  if (config.stage2Enabled) {
-    const keys = new Set(candidates.filter((c) => c.entityType === null).map((c) => statementKey(c.content)))
-    candidates = [...candidates, ...(yield* runStage2(pending, keys))]
-  }
-  const embedded = yield* embedAll(candidates, state)
-  const scopes = new Map(pending.map((e) => [e.index, typeof e.metadata.scope === "string" ? e.metadata.scope : null]))
 
-  const locked = withFileLock(
-    progressLock(config.dataDir),
-    Effect.gen(function* () {
-      // Another process may have consolidated part of this session meanwhile: skip what it did.
+/**
+ * Commits a group of jobs: under the progress lock, re-reads progress (another process may have done
+ * part of the work meanwhile), plans against the graph under the store's write lock, then records
+ * progress. Returns the new nodes per session.
+ */
+const commitGroup = (jobs: ReadonlyArray<Job>, state: { embedderFailed: boolean }) =>
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const store = yield* GraphStore
+    const paths = dataPaths(config.dataDir)
+    const all = jobs.flatMap((j) => j.candidates)
+    const embedded = yield* embedAll(all, state)
+    const vectorOf = new Map<Candidate, Float32Array>()
+    if (embedded !== null) all.forEach((c, i) => vectorOf.set(c, embedded.vectors[i]!))
+
+    const locked = Effect.gen(function* () {
       const now = nowIso()
       const progress = yield* readProgress(paths.progress, now)
-      const done = consolidatedUpTo(progress.get(sessionId), entries)
-      if (done >= upTo) return 0
       const prepared: Array<PreparedCandidate> = []
-      candidates.forEach((candidate, i) => {
-        if (candidate.messageIndex <= done) return
-        prepared.push({ candidate, vector: embedded?.vectors[i] ?? null, scope: scopes.get(candidate.messageIndex) ?? null })
-      })
+      const live: Array<Job> = []
+      for (const job of jobs) {
+        const done = consolidatedUpTo(progress.get(job.sessionId), job.entries)
+        if (done >= job.upTo) continue
+        live.push(job)
+        const scopes = new Map(job.entries.map((e) => [e.index, typeof e.metadata.scope === "string" ? e.metadata.scope : null]))
+        for (const candidate of job.candidates) {
+          if (candidate.messageIndex <= done) continue
+          prepared.push({ candidate, vector: vectorOf.get(candidate) ?? null, scope: scopes.get(candidate.messageIndex) ?? null })
+        }
+      }
+      const created = new Map<string, number>(jobs.map((j) => [j.sessionId, 0]))
+      if (live.length === 0) return created
       const outcome = yield* store.update((graph) =>
         Effect.sync(() => {
           const plan = planCommit(graph, prepared, {
@@ -156,45 +166,65 @@ const consolidateOne = Effect.fn("consolidateSession.one")(function* (sessionId:
           return [plan, plan.changes] as const
         })
       )
-      const next = new Map(yield* resolveMigrated(progress, now))
-      next.set(sessionId, { lastMsgIndex: upTo, updatedAt: now })
-      yield* writeProgress(paths.progress, next)
-      if (state.known !== null) {
-        for (const n of outcome.changes.upsertNodes ?? []) if (n.entityType !== null) state.known.index.add(n)
-        state.known.names = knownNames(state.known.index.forms())
+      for (const n of outcome.created) {
+        const sid = n.sourceSessions[0]!
+        created.set(sid, (created.get(sid) ?? 0) + 1)
       }
-      return outcome.created.length
+      const next = new Map(yield* resolveMigrated(progress, now))
+      for (const job of live) next.set(job.sessionId, { lastMsgIndex: job.upTo, updatedAt: now })
+      yield* writeProgress(paths.progress, next)
+      return created
     })
+    return yield* inProcess.withPermits(1)(withFileLock(progressLock(config.dataDir), locked))
+  })
+
+/**
+ * Consolidates every session with pending messages (oldest log first), or just `options.sessionId`.
+ * Sessions are committed in groups, each atomically (graph and progress together): a failure leaves
+ * the failing group's graph changes and progress unwritten, and groups already committed stay committed.
+ */
+export const consolidatePending = Effect.fn("consolidatePending")(function* (options: ConsolidateOptions = {}) {
+  const config = yield* AppConfig
+  const rawLog = yield* RawLog
+  const ids = options.sessionId !== undefined ? [options.sessionId] : (yield* rawLog.sessions).map((s) => s.sessionId)
+  const progress = yield* readProgress(dataPaths(config.dataDir).progress, nowIso())
+  // Loaded on first need (a run with nothing pending never reads the graph), then kept for the run.
+  let known: KnownNames | null = null
+  const knownNow = Effect.suspend(() =>
+    known !== null || config.nerLabels.length === 0
+      ? Effect.succeed(known)
+      : Effect.map(loadKnownNames, (k) => (known = k))
   )
-  return yield* inProcess.withPermits(1)(locked)
+  const state = { embedderFailed: false }
+  const sessions: Record<string, number> = {}
+  let newNodes = 0
+  let done = 0
+  let group: Array<Job> = []
+  let size = 0
+  const flush = Effect.gen(function* () {
+    if (group.length === 0) return
+    const created = yield* commitGroup(group, state)
+    for (const job of group) {
+      const n = created.get(job.sessionId) ?? 0
+      sessions[job.sessionId] = n
+      newNodes += n
+      options.onSession?.(++done, ids.length, job.sessionId, n)
+    }
+    group = []
+    size = 0
+  })
+  for (const sessionId of ids) {
+    const job = yield* prepareJob(sessionId, progress, knownNow)
+    if (job === null) continue
+    group.push(job)
+    size += job.candidates.length
+    if (size >= GROUP_CANDIDATES) yield* flush
+  }
+  yield* flush
+  return { newNodes, sessions } satisfies ConsolidationReport as ConsolidationReport
 })
 
 /** Consolidates one session's new messages; returns the number of nodes created (0 when nothing was pending). */
 export const consolidateSession = Effect.fn("consolidateSession")(function* (sessionId: string) {
-  const created = yield* consolidateOne(sessionId, { embedderFailed: false, known: null })
-  return created ?? 0
-})
-
-/**
- * Consolidates every session with pending messages (oldest log first), or just `options.sessionId`.
- * Each session is committed on its own: a failure leaves that session's graph changes and progress
- * unwritten, and sessions already committed stay committed.
- */
-export const consolidatePending = Effect.fn("consolidatePending")(function* (options: ConsolidateOptions = {}) {
-  const rawLog = yield* RawLog
-  const ids =
-    options.sessionId !== undefined ? [options.sessionId] : (yield* rawLog.sessions).map((s) => s.sessionId)
-  const state: RunState = { embedderFailed: false, known: null }
-  const sessions: Record<string, number> = {}
-  let newNodes = 0
-  let done = 0
-  for (const sessionId of ids) {
-    const created = yield* consolidateOne(sessionId, state)
-    done++
-    if (created === null) continue
-    sessions[sessionId] = created
-    newNodes += created
-    options.onSession?.(done, ids.length, sessionId, created)
-  }
-  return { newNodes, sessions } satisfies ConsolidationReport as ConsolidationReport
+  return (yield* consolidatePending({ sessionId })).newNodes
 })

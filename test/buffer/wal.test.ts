@@ -150,6 +150,13 @@ describe("SessionBufferLive WAL", () => {
       yield* p.buffer.observe(msg("s", 5, "I work at Acme"))
       yield* p.close
       expect(readWal(dir, "s").map((e) => e.content)).toEqual(["I work at Acme"])
+      // Damage after this process synced does not count as "someone deleted your entries".
+      const q = yield* open(dir)
+      yield* q.buffer.entries("s")
+      fs.writeFileSync(walFile(dir, "s"), "[{")
+      yield* q.buffer.observe(msg("s", 6, "I need coffee"))
+      yield* q.close
+      expect(readWal(dir, "s").map((e) => e.content)).toEqual(["I work at Acme", "I need coffee"])
     })
   )
 

@@ -69,4 +69,25 @@ describe("awhm log / status", () => {
     expect(r.code).toBe(0)
     expect(JSON.parse(r.stdout)).toMatchObject({ nodes: 0, edges: 0, sessions: 0, logMessages: 0, bufferEntries: 0, storageBackend: "json" })
   })
+
+  it("after a crash (torn log line, damaged WAL) log --json still prints pure JSON; the warning goes to stderr once", async () => {
+    const dir = tmp.dir
+    await runAwhm(["log", "--session", "s", "--role", "user", "hello"], { dataDir: dir })
+    fs.appendFileSync(path.join(dir, "logs", "s.jsonl"), '{"timestamp":"2026')
+    fs.mkdirSync(path.join(dir, "wal"), { recursive: true })
+    fs.writeFileSync(path.join(dir, "wal", "s.wal"), '[{"type":"fa')
+    const r = await runAwhm(["log", "--session", "s", "--role", "user", "--json", "I prefer tea"], { dataDir: dir })
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('{"sessionId":"s","messageIndex":1,"bufferEntries":1}\n')
+    expect(r.stderr).toBe(`awhm warn: ignored a damaged session buffer WAL ${path.join(dir, "wal", "s.wal")}; it will be rewritten\n`)
+    const lines = fs.readFileSync(path.join(dir, "logs", "s.jsonl"), "utf8").split("\n")
+    expect(lines.map((l) => (l === "" ? "" : l === '{"timestamp":"2026' ? "torn" : (JSON.parse(l) as { index: number }).index))).toEqual([
+      0,
+      "torn",
+      1,
+      ""
+    ])
+    const status = await runAwhm(["status", "--json"], { dataDir: dir })
+    expect(JSON.parse(status.stdout)).toMatchObject({ sessions: 1, logMessages: 2, bufferEntries: 1 })
+  })
 })

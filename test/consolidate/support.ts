@@ -22,6 +22,7 @@ export interface StoreOptions {
   readonly embedder?: Layer.Layer<Embedder>
   readonly stage2?: Layer.Layer<Stage2Client>
   readonly graphStore?: Layer.Layer<GraphStore>
+  readonly rawLog?: Layer.Layer<RawLog>
 }
 
 /**
@@ -35,7 +36,7 @@ export const withStores = <A, E, R>(
   Effect.gen(function* () {
     const dir = yield* tempDir("awhm-consolidate-")
     const layer = Layer.mergeAll(
-      RawLogMemory,
+      options.rawLog ?? RawLogMemory,
       options.graphStore ?? GraphStoreMemory,
       options.embedder ?? EmbedderMock,
       options.stage2 ?? Stage2Mock([]),

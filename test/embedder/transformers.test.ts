@@ -12,7 +12,7 @@ import { dot, embedderContract, maxAbsDiff } from "./contract.js"
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const MODEL_DIR = process.env["AWHM_MODEL_DIR"] ?? join(ROOT, ".cache", "models", "all-MiniLM-L6-v2")
-const missing = [...modelFiles(false), ...modelFiles(true)].filter((f) => !existsSync(join(MODEL_DIR, f)))
+const missing = [...new Set([...modelFiles(false), ...modelFiles(true)])].filter((f) => !existsSync(join(MODEL_DIR, f)))
 if (missing.length > 0) {
   // Fail, never skip: CI runs the setup first, and a silent skip would hide a broken model path.
   throw new Error(
@@ -104,7 +104,7 @@ describe("EmbedderTransformers without a model", () => {
         expect(error.message).toBe(
           `embedding model ${DEFAULT_MODEL_ID} could not be loaded: no model at ${empty} ` +
             "(missing config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx); " +
-            `point AWHM_MODEL_DIR at a copy of ${DEFAULT_MODEL_ID}`
+            `point AWHM_MODEL_DIR (or model_dir) at a copy of ${DEFAULT_MODEL_ID}`
         )
       }
     }).pipe(Effect.scoped))

@@ -7,7 +7,7 @@ import { fullNode, plainNode, tempDir } from "../support/graphFixtures.js"
 /** Opens a store in `dir`; opening the same dir twice must give the same data (unless `persistent` is false). */
 export type OpenStore = (dir: string) => Effect.Effect<GraphStoreShape, GraphStoreError, Scope.Scope>
 
-class Boom extends Data.TaggedError("Boom")<{}> {}
+class Boom extends Data.TaggedError("Boom")<Record<never, never>> {}
 
 const edge = (source: string, target: string, weight = 1, type: Edge["type"] = "association"): Edge => ({
   source,

@@ -45,20 +45,28 @@ describe("GraphStoreSqlite", () => {
     })
   )
 
-  it.scopedLive("embeddings are float32 BLOBs with their dimension and model; the row JSON has no vector", () =>
+  it.scopedLive("embeddings are float32 BLOBs (with dimension and model) in their own table; node rows hold no vector", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir()
       const store = yield* open(dir)
-      yield* store.commit({ upsertNodes: [fullNode("n1")] })
+      yield* store.commit({ upsertNodes: [fullNode("n1"), plainNode("n2")] })
       const sql = yield* inspect(store.location!)
-      const [row] = yield* sql<{ embedding: Uint8Array; embed_dim: number; embed_model: string; data: string; status: string; canonical_key: string }>`
-        SELECT embedding, embed_dim, embed_model, data, status, canonical_key FROM nodes`
-      expect(row!.embedding.byteLength).toBe(16)
-      expect(Array.from(new Float32Array(Uint8Array.from(row!.embedding).buffer))).toEqual([0.25, -0.5, 0.125, Math.fround(1 / 3)])
-      expect([row!.embed_dim, row!.embed_model, row!.status, row!.canonical_key]).toEqual([4, "mock-4", "superseded", "fact:my city"])
-      const data = JSON.parse(row!.data) as Record<string, unknown>
+      const vectors = yield* sql<{ node_id: string; embedding: Uint8Array; embed_dim: number; embed_model: string }>`
+        SELECT node_id, embedding, embed_dim, embed_model FROM node_vectors`
+      expect(vectors.map((v) => [v.node_id, v.embed_dim, v.embed_model, v.embedding.byteLength])).toEqual([["n1", 4, "mock-4", 16]])
+      expect(Array.from(new Float32Array(Uint8Array.from(vectors[0]!.embedding).buffer))).toEqual([0.25, -0.5, 0.125, Math.fround(1 / 3)])
+      const rows = yield* sql<{ id: string; data: string; status: string; canonical_key: string | null }>`
+        SELECT id, data, status, canonical_key FROM nodes ORDER BY rowid`
+      expect(rows.map((r) => [r.id, r.status, r.canonical_key])).toEqual([
+        ["n1", "superseded", "fact:my city"],
+        ["n2", "active", null]
+      ])
+      const data = JSON.parse(rows[0]!.data) as Record<string, unknown>
       expect(data.embedding).toBeUndefined()
       expect(data.valid_from).toBe("2026-02-01T00:00:00.000Z")
+      // Dropping a vector removes its row.
+      yield* store.commit({ upsertNodes: [fullNode("n1", { embedding: null })] })
+      expect(yield* sql`SELECT count(*) AS n FROM node_vectors`).toEqual([{ n: 0 }])
     })
   )
 
@@ -117,13 +125,13 @@ describe("GraphStoreSqlite", () => {
       const error = yield* Effect.flip(Effect.scoped(open(dir)))
       expect(error._tag).toBe("CorruptFile")
       expect(error.message).toBe(
-        `the memory graph ${file} is damaged (not a SQLite database, or truncated); restore a snapshot with \`awhm snapshot restore --path FILE\`, or move the file away to start an empty graph`
+        `the memory graph ${file} is damaged (not a SQLite database); restore a snapshot with \`awhm snapshot restore --path FILE\`, or move the file away to start an empty graph`
       )
       expect(fs.readFileSync(file).equals(garbage)).toBe(true)
     })
   )
 
-  it.scopedLive("a truncated database gives CorruptFile (naming the latest snapshot), never a crash", () =>
+  it.scopedLive("a truncated database gives CorruptFile when opened (naming the latest snapshot), never a crash", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir()
       const file = path.join(dir, "graph", "memory_graph.sqlite")
@@ -139,13 +147,30 @@ describe("GraphStoreSqlite", () => {
       const size = fs.statSync(file).size
       fs.truncateSync(file, Math.floor(size / 3))
       const truncated = fs.readFileSync(file)
-      const error = yield* Effect.flip(Effect.scoped(Effect.flatMap(open(dir), (s) => s.load())))
+      const error = yield* Effect.flip(Effect.scoped(open(dir)))
       expect(error._tag).toBe("CorruptFile")
-      expect(error.message).toContain(`the memory graph ${file} is damaged (`)
-      expect(error.message).toContain(
-        `restore a snapshot, e.g. \`awhm snapshot restore --path ${path.join(dir, "snapshots", "snapshot_20260101_000000_000_0001abcdef.json")}\``
+      expect(error.message).toBe(
+        `the memory graph ${file} is damaged (truncated); restore a snapshot, e.g. \`awhm snapshot restore --path ${path.join(dir, "snapshots", "snapshot_20260101_000000_000_0001abcdef.json")}\``
       )
       expect(fs.readFileSync(file).equals(truncated)).toBe(true)
+    })
+  )
+
+  it.scopedLive("a database damaged inside (pages overwritten) gives CorruptFile on load, and is left as it is", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir()
+      const file = path.join(dir, "graph", "memory_graph.sqlite")
+      yield* Effect.scoped(
+        Effect.flatMap(open(dir), (s) => s.commit({ upsertNodes: Array.from({ length: 500 }, (_, i) => fullNode(`n${i}`)) }))
+      )
+      const bytes = fs.readFileSync(file)
+      bytes.fill(0x5a, 4096 * 3, bytes.length - 4096)
+      fs.writeFileSync(file, bytes)
+      const error = yield* Effect.flip(Effect.scoped(Effect.flatMap(open(dir), (s) => s.load())))
+      expect(error.message).toBe(
+        `the memory graph ${file} is damaged (not a readable SQLite database); restore a snapshot with \`awhm snapshot restore --path FILE\`, or move the file away to start an empty graph`
+      )
+      expect(fs.readFileSync(file).equals(bytes)).toBe(true)
     })
   )
 

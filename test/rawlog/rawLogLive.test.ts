@@ -178,4 +178,17 @@ describe("RawLogLive", () => {
       })
     )
   )
+
+  it.scoped("concurrent appends from fibers of one process get unique, gap-free indices", () =>
+    withLog((log) =>
+      Effect.gen(function* () {
+        const made = yield* Effect.all(
+          Array.from({ length: 40 }, (_, i) => log.append({ sessionId: "fibers", role: "user", content: `m${i}` })),
+          { concurrency: "unbounded" }
+        )
+        expect(made.map((e) => e.index).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i))
+        expect((yield* log.read("fibers")).map((e) => e.index)).toEqual(Array.from({ length: 40 }, (_, i) => i))
+      })
+    )
+  )
 })

@@ -1,15 +1,8 @@
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
-import { Effect } from "effect"
 import { makeNode, type MemoryNode } from "../../src/domain/Node.js"
+import { scopedTempDir } from "./cli.js"
 
 /** A fresh temp directory, removed when the scope closes. */
-export const tempDir = (prefix = "awhm-test-") =>
-  Effect.acquireRelease(
-    Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), prefix))),
-    (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-  )
+export const tempDir = scopedTempDir
 
 /** A node with every field set to a non-default value, so a round trip that drops one is noticed. */
 export const fullNode = (id: string, overrides: Partial<MemoryNode> = {}): MemoryNode =>

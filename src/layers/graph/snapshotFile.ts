@@ -4,7 +4,8 @@ import * as path from "node:path"
 import { Either, Schema } from "effect"
 import { type BufferEntry, BufferEntryType } from "../../domain/BufferEntry.js"
 import { CorruptFile, StorageError } from "../../domain/errors.js"
-import type { Graph } from "../../domain/Node.js"
+import type { Graph, MemoryNode } from "../../domain/Node.js"
+import { atomicWriteFileSync } from "../../lib/atomicWrite.js"
 import { canonicalIso, decodeGraph, graphToStored } from "./serialization.js"
 
 // Snapshot files: `{"version":"2.0","created_at","graph":{"nodes","edges"},"wal_state":[buffer entries]}`,
@@ -170,4 +171,32 @@ export const walEntriesBySession = (walState: ReadonlyArray<SnapshotWalEntry>) =
     bySession.set(e.session_id, list)
   }
   return { bySession, skipped }
+}
+
+export type ScrubOutcome = "touched" | "clean" | "damaged"
+
+/**
+ * Removes matching nodes (and the edges that touch them) and matching buffer entries from one snapshot,
+ * rewriting it atomically only if something matched. A damaged file is reported, not changed.
+ */
+export const scrubSnapshotFileSync = (
+  file: string,
+  nodeMatches: (node: MemoryNode) => boolean,
+  entryMatches: (entry: SnapshotWalEntry) => boolean
+): ScrubOutcome => {
+  let snapshot: Snapshot
+  try {
+    snapshot = readSnapshotFileSync(file)
+  } catch (e) {
+    if (e instanceof CorruptFile) return "damaged"
+    throw e
+  }
+  const removed = new Set<string>()
+  for (const n of snapshot.graph.nodes.values()) if (nodeMatches(n)) removed.add(n.id)
+  const walState = snapshot.walState.filter((e) => !entryMatches(e))
+  if (removed.size === 0 && walState.length === snapshot.walState.length) return "clean"
+  const nodes = new Map(Array.from(snapshot.graph.nodes).filter(([id]) => !removed.has(id)))
+  const edges = snapshot.graph.edges.filter((e) => !removed.has(e.source) && !removed.has(e.target))
+  atomicWriteFileSync(file, encodeSnapshot({ createdAt: snapshot.createdAt, graph: { nodes, edges }, walState }))
+  return "touched"
 }

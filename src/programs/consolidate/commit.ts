@@ -94,10 +94,11 @@ const family = (key: string) => key.split(":", 1)[0]!
  *   vector scores ≥ dedupThreshold against a keyless one (same numbers and negation) reinforces it too;
  *   keyed statements are never merged by embedding, since "my name is Alice" and "my name is Bob" are close;
  * - a statement matching only superseded nodes is created afresh and becomes current again;
+ * - episodic statements get no canonical key (unless Stage 2 names a slot);
  * - new statements supersede active nodes of the same scope by REFERENCE-BEHAVIOUR 4.3; the old node's
  *   window ends when the new statement starts; a statement older than the active one it would replace
  *   (a late session) is recorded as already superseded by it;
- * - temporal edges chain new episodic nodes; association edges link new statements to the batch's entities.
+ * - temporal edges chain each session's new episodic nodes; association edges link new statements to the batch's entities.
  */
 export const planCommit = (
   graph: Graph,
@@ -198,7 +199,8 @@ export const planCommit = (
     }
 
     const sk = statementKey(c.content)
-    const key = c.keyOverride ?? canonicalKeyForContent(c.content)
+    // Episodes (outcomes, dated events) are things that happened, not slots: they never supersede.
+    const key = c.keyOverride ?? (c.type === "episodic" ? null : canonicalKeyForContent(c.content))
     const exact = (byStatement.get(sk) ?? []).map((id) => nodes.get(id)!).filter(sameScope)
     const current = exact.find((n) => n.status === "active")
     if (current !== undefined) {
@@ -274,9 +276,13 @@ export const planCommit = (
 
   // Temporal chain of the batch's new episodic nodes; association edges to the entities it names.
   const edges: Array<Edge> = []
-  const episodic = created.filter((n) => n.type === "episodic" && n.entityType === null)
-  for (let i = 1; i < episodic.length; i++) {
-    edges.push({ source: episodic[i - 1]!.id, target: episodic[i]!.id, type: "temporal", weight: TEMPORAL_WEIGHT, createdAt: now })
+  const lastEpisode = new Map<string, string>()
+  for (const n of created) {
+    if (n.type !== "episodic" || n.entityType !== null) continue
+    const session = n.sourceSessions[0]!
+    const previous = lastEpisode.get(session)
+    if (previous !== undefined) edges.push({ source: previous, target: n.id, type: "temporal", weight: TEMPORAL_WEIGHT, createdAt: now })
+    lastEpisode.set(session, n.id)
   }
   const pool = [...batchEntities].map((id) => nodes.get(id)!)
   if (pool.length > 0) {

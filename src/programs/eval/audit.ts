@@ -56,7 +56,7 @@ export const runDeletionAudit = Effect.fn("eval.deletionAudit")(function* (secre
     return { passed: false, reason: "secret_node_not_found" } satisfies DeletionAudit as DeletionAudit
   }
 
-  const deletion = yield* hardDelete(target.id, { currentSessionId: AUDIT_SESSION })
+  const { result: deletion } = yield* hardDelete(target.id)
   const filesAtDelete = scanDataDir(config.dataDir, secret)
   const post = yield* retriever.retrieve(secret, { k, includeHistory: true, sessionId: AUDIT_SESSION })
   yield* buffer.clear(AUDIT_SESSION)

@@ -5,7 +5,11 @@ import { GraphStore } from "../../services/GraphStore.js"
 import { RawLog } from "../../services/RawLog.js"
 import { Retriever } from "../../services/Retriever.js"
 import { SessionBuffer } from "../../services/SessionBuffer.js"
+import { consolidatePending } from "../consolidate.js"
+import { hardDelete } from "../hardDelete.js"
 import { logMessage } from "../logMessage.js"
+import { createSnapshot } from "../snapshot.js"
+import { nodeNotFoundText } from "./render.js"
 import { McpToolError, MemoryToolkit } from "./tools.js"
 
 /** Any failure of a subsystem, as a tool error (its message never carries memory content). */
@@ -88,6 +92,39 @@ export const memoryStatus = (sessionId: string) =>
     }
   })
 
+/** memory_consolidate: every session with pending messages, this one included. */
+export const memoryConsolidate = Effect.fn("mcp.memory_consolidate")(function* () {
+  const report = yield* asToolError(consolidatePending())
+  return { newNodes: report.newNodes, sessions: { ...report.sessions } }
+})
+
+/** memory_snapshot_create: the graph and every buffer, to a new snapshot file. */
+export const memorySnapshotCreate = Effect.fn("mcp.memory_snapshot_create")(function* () {
+  const { path } = yield* asToolError(createSnapshot())
+  return { path }
+})
+
+/** memory_delete_node: the hard-delete cascade; an unknown id is a tool error worded as the reference's. */
+export const memoryDeleteNode = Effect.fn("mcp.memory_delete_node")(function* (params: { readonly node_id: string }) {
+  const nodeId = params.node_id.trim()
+  const report = yield* hardDelete(nodeId).pipe(
+    Effect.catchTag("NodeNotFound", () => new McpToolError({ message: nodeNotFoundText(nodeId) })),
+    asToolError
+  )
+  for (const warning of report.warnings) yield* Effect.logWarning(warning)
+  return { nodeId, ...report.result }
+})
+
+/** Everything the tools use. */
+export type McpServices = Effect.Effect.Context<
+  | ReturnType<ReturnType<typeof memoryQuery>>
+  | ReturnType<ReturnType<typeof memoryLog>>
+  | ReturnType<ReturnType<typeof memoryStatus>>
+  | ReturnType<typeof memoryConsolidate>
+  | ReturnType<typeof memorySnapshotCreate>
+  | ReturnType<typeof memoryDeleteNode>
+>
+
 /** The tools' handlers, bound to this server's session and the live services. */
 export const memoryHandlersLayer = (sessionId: string) =>
   MemoryToolkit.toLayer(
@@ -100,7 +137,7 @@ export const memoryHandlersLayer = (sessionId: string) =>
         memory_status: () => run(memoryStatus(sessionId)()),
         memory_consolidate: () => run(memoryConsolidate()),
         memory_snapshot_create: () => run(memorySnapshotCreate()),
-        memory_delete_node: (p) => run(memoryDeleteNode(sessionId)(p))
+        memory_delete_node: (p) => run(memoryDeleteNode(p))
       })
     })
   )

@@ -43,3 +43,21 @@ export const consolidateText = (sessions: Readonly<Record<string, number>>): str
 export const snapshotText = (path: string): string => `Snapshot created: ${path}`
 
 export const nodeNotFoundText = (nodeId: string): string => `Node ${nodeId} not found.`
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
+
+export interface DeletionSummary {
+  readonly nodeId: string
+  readonly edgesRemoved: number
+  readonly logEntriesRemoved: number
+  readonly bufferEntriesRemoved: number
+  readonly snapshotsTouched: number
+  readonly siblingsRemoved: ReadonlyArray<string>
+}
+
+export const deleteText = (r: DeletionSummary): string =>
+  `Deleted node ${r.nodeId}: removed ${plural(r.edgesRemoved, "edge", "edges")}, ` +
+  `${plural(r.logEntriesRemoved, "raw-log message", "raw-log messages")}, ` +
+  `${plural(r.bufferEntriesRemoved, "buffer entry", "buffer entries")}` +
+  (r.siblingsRemoved.length > 0 ? ` and ${plural(r.siblingsRemoved.length, "sibling node", "sibling nodes")}` : "") +
+  `; scrubbed ${plural(r.snapshotsTouched, "snapshot", "snapshots")}.`

@@ -95,7 +95,20 @@ export const MemoryDeleteNode = Tool.make("memory_delete_node", {
   parameters: {
     node_id: Schema.String.annotations({ description: "The node's id (from memory_query results' nodeId)" })
   },
-  success: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  success: Schema.Struct({
+    nodeId: Schema.String,
+    nodeDeleted: Schema.Boolean,
+    edgesRemoved: Schema.Int,
+    logEntriesRemoved: Schema.Int,
+    bufferEntriesRemoved: Schema.Int,
+    affectedSessions: Schema.Array(Schema.String),
+    matchStrategy: Schema.Literal("none", "source_refs", "exact_content"),
+    exactMatchesRemoved: Schema.Int,
+    snapshotsTouched: Schema.Int,
+    tombstoneId: Schema.String,
+    ledgerRecordId: Schema.String,
+    siblingsRemoved: Schema.Array(Schema.String)
+  }),
   ...common
 })
   .annotate(Tool.Title, "Delete a memory")

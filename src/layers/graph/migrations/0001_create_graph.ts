@@ -1,20 +1,27 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 
-/** Nodes keep the reference's JSON (without the vector) plus indexed columns; vectors are float32 BLOBs. */
+/**
+ * Nodes keep the reference's JSON (without the vector) plus indexed columns. Vectors are float32 BLOBs in
+ * their own table: a node row then stays small (several per page), so a lexical load reads a fraction of
+ * the file, and a 384-dim vector does not leave half of each page empty.
+ */
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   yield* sql`CREATE TABLE nodes (
     id TEXT PRIMARY KEY NOT NULL,
     data TEXT NOT NULL,
     status TEXT NOT NULL,
-    canonical_key TEXT,
-    embedding BLOB,
-    embed_dim INTEGER,
-    embed_model TEXT
+    canonical_key TEXT
   )`
   yield* sql`CREATE INDEX nodes_status ON nodes (status)`
   yield* sql`CREATE INDEX nodes_canonical_key ON nodes (canonical_key)`
+  yield* sql`CREATE TABLE node_vectors (
+    node_id TEXT PRIMARY KEY NOT NULL,
+    embedding BLOB NOT NULL,
+    embed_dim INTEGER NOT NULL,
+    embed_model TEXT
+  )`
   // Where each node came from: one row per source message (message_index -1: the session only).
   yield* sql`CREATE TABLE node_sources (
     session_id TEXT NOT NULL,

@@ -1,0 +1,39 @@
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Layer } from "effect"
+import { graphStoreLayer } from "../layers/Main.js"
+import { RawLogLive } from "../layers/RawLogLive.js"
+import { SessionBufferLive } from "../layers/SessionBufferLive.js"
+import { type DeletionResult, hardDelete } from "../programs/hardDelete.js"
+import { dataDirOption, flagMap, jsonOption, output, withConfig } from "./common.js"
+
+const nodeId = Args.text({ name: "NODE_ID" }).pipe(Args.withDescription("The node to delete (ids: `awhm nodes`, `awhm query --json`)"))
+const keepSiblings = Options.boolean("keep-siblings").pipe(
+  Options.withDescription("Keep the other nodes derived from the same source message (removed by default)")
+)
+
+const human = (r: DeletionResult) =>
+  [
+    `deleted node: ${r.nodeDeleted ? "yes" : "no"}; edges removed: ${r.edgesRemoved}`,
+    `sibling nodes removed: ${r.siblingsRemoved.length === 0 ? "none" : r.siblingsRemoved.join(", ")}`,
+    `raw-log messages removed: ${r.logEntriesRemoved} (${r.matchStrategy}); buffer entries removed: ${r.bufferEntriesRemoved}`,
+    `sessions affected: ${r.affectedSessions.length === 0 ? "none" : r.affectedSessions.join(", ")}; snapshots scrubbed: ${r.snapshotsTouched}`,
+    `tombstone ${r.tombstoneId}, ledger record ${r.ledgerRecordId}`
+  ].join("\n")
+
+/** `awhm delete NODE_ID`: the hard-delete cascade. */
+export const deleteCommand = Command.make(
+  "delete",
+  { nodeId, keepSiblings, dataDir: dataDirOption, json: jsonOption },
+  (args) =>
+    withConfig(flagMap(args.dataDir), (config) =>
+      hardDelete(args.nodeId, args.keepSiblings ? { keepSiblings: true } : {}).pipe(
+        Effect.tap(({ warnings }) => Effect.forEach(warnings, (w) => Console.error(`awhm: ${w}`), { discard: true })),
+        Effect.flatMap(({ result }) => output(args.json, result, () => human(result))),
+        Effect.provide(Layer.mergeAll(RawLogLive, SessionBufferLive, graphStoreLayer(config)))
+      )
+    )
+).pipe(
+  Command.withDescription(
+    "Hard-delete a node: its edges, source messages, sibling nodes, buffer entries, snapshot copies; leaves a salted-hash tombstone"
+  )
+)

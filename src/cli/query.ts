@@ -1,0 +1,48 @@
+import { Args, Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { retrievalLayer } from "../layers/Main.js"
+import { formatResults, parseAsOf, retrieve } from "../programs/retrieve.js"
+import { dataDirOption, flagMap, jsonOption, output, withConfig } from "./common.js"
+
+const text = Args.text({ name: "text" }).pipe(Args.withDescription("What to look for (a question or keywords)"))
+const k = Options.integer("k").pipe(
+  Options.withDescription("How many results (default: the k parameter, 10)"),
+  Options.filterMap((n) => (n >= 1 ? Option.some(n) : Option.none()), "-k must be a whole number >= 1"),
+  Options.optional
+)
+const includeHistory = Options.boolean("include-history").pipe(
+  Options.withDescription("Also show superseded and ended memories (ranked below current ones)")
+)
+const trace = Options.boolean("trace").pipe(Options.withDescription("Show each result's ranking features"))
+const asOf = Options.text("as-of").pipe(
+  Options.withDescription("Answer with what was true at this moment (ISO date or time)"),
+  Options.optional
+)
+const session = Options.text("session").pipe(
+  Options.withDescription("Session whose live buffer is searched first"),
+  Options.optional
+)
+const lexicalOnly = Options.boolean("lexical-only").pipe(
+  Options.withDescription("Rank by words only: never loads the embedding model")
+)
+
+/** `awhm query TEXT`: retrieve memories. */
+export const queryCommand = Command.make(
+  "query",
+  { text, k, includeHistory, trace, asOf, session, lexicalOnly, dataDir: dataDirOption, json: jsonOption },
+  (args) =>
+    withConfig(flagMap(args.dataDir), (config) =>
+      Effect.gen(function* () {
+        const moment = yield* parseAsOf(Option.getOrNull(args.asOf))
+        const results = yield* retrieve(args.text, {
+          ...(Option.isSome(args.k) ? { k: args.k.value } : {}),
+          includeHistory: args.includeHistory || config.includeHistoryByDefault,
+          trace: args.trace || config.traceRetrieval,
+          asOf: moment,
+          sessionId: Option.getOrNull(args.session),
+          lexicalOnly: args.lexicalOnly
+        })
+        yield* output(args.json, { results }, () => formatResults(results))
+      }).pipe(Effect.provide(retrievalLayer(config)))
+    )
+).pipe(Command.withDescription("Retrieve the memories relevant to a question (buffer, graph and raw log)"))

@@ -1,0 +1,266 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Effect } from "effect"
+import type { BufferEntry } from "../domain/BufferEntry.js"
+import { NodeNotFound, StorageError } from "../domain/errors.js"
+import type { MemoryNode } from "../domain/Node.js"
+import { listSnapshotFiles, scrubSnapshotFileSync, type SnapshotWalEntry } from "../layers/graph/snapshotFile.js"
+import { removeStaleTempFiles } from "../layers/graph/tempFiles.js"
+import {
+  appendDeletionRecords,
+  contentHash,
+  newRecordId,
+  normalizeContent,
+  tombstoneSalt
+} from "../layers/graph/tombstones.js"
+import { makeGraphStoreJson } from "../layers/GraphStoreJson.js"
+import { makeGraphStoreSqlite } from "../layers/GraphStoreSqlite.js"
+import { dataPaths, type DataPaths } from "../lib/paths.js"
+import { AppConfig } from "../services/AppConfig.js"
+import { GraphStore } from "../services/GraphStore.js"
+import { RawLog } from "../services/RawLog.js"
+import { SessionBuffer } from "../services/SessionBuffer.js"
+
+/** The reference's DeletionResult (camelCase) plus the sibling nodes removed with it. */
+export interface DeletionResult {
+  readonly nodeDeleted: boolean
+  readonly edgesRemoved: number
+  readonly logEntriesRemoved: number
+  readonly bufferEntriesRemoved: number
+  readonly affectedSessions: ReadonlyArray<string>
+  readonly matchStrategy: "none" | "source_refs" | "exact_content"
+  readonly exactMatchesRemoved: number
+  readonly snapshotsTouched: number
+  readonly tombstoneId: string
+  readonly ledgerRecordId: string
+  /** Other nodes removed with it: derived from the same source message, or holding the same text. */
+  readonly siblingsRemoved: ReadonlyArray<string>
+}
+
+export interface DeletionReport {
+  readonly result: DeletionResult
+  /** Things the user should know (for stderr); never memory content. */
+  readonly warnings: ReadonlyArray<string>
+}
+
+export interface HardDeleteOptions {
+  /** Keep nodes derived from the same source message (default: the `delete_siblings_on_hard_delete` setting). */
+  readonly keepSiblings?: boolean
+}
+
+const messageKey = (sessionId: string, index: number) => `${index}:${sessionId}`
+
+/** What a deletion removes, as predicates every copy (graph, snapshots, other backend) is scrubbed with. */
+interface Target {
+  readonly nodeMatches: (n: MemoryNode) => boolean
+  readonly entryMatches: (e: Pick<BufferEntry, "content" | "source_msg"> & { readonly session_id?: string | undefined }, sessionId?: string) => boolean
+  /** Raw (UTF-8) forms of the deleted texts, to recognise them in files that cannot be parsed. */
+  readonly texts: ReadonlyArray<string>
+}
+
+const makeTarget = (doomed: ReadonlyArray<MemoryNode>, messages: ReadonlySet<string>, bySourceMessage: boolean): Target => {
+  const ids = new Set(doomed.map((n) => n.id))
+  const contents = new Set(doomed.map((n) => normalizeContent(n.content)))
+  return {
+    nodeMatches: (n) =>
+      ids.has(n.id) ||
+      contents.has(normalizeContent(n.content)) ||
+      (bySourceMessage && n.sourceRefs.some((r) => messages.has(messageKey(r.sessionId, r.messageIndex)))),
+    entryMatches: (e, sessionId) => {
+      const sid = e.session_id ?? sessionId
+      return (sid !== undefined && messages.has(messageKey(sid, e.source_msg))) || contents.has(normalizeContent(e.content))
+    },
+    texts: Array.from(new Set(doomed.map((n) => n.content))).filter((t) => t.length > 0)
+  }
+}
+
+/** True when a file's bytes hold one of the texts, plainly or JSON-escaped. */
+const fileHolds = (file: string, texts: ReadonlyArray<string>): boolean => {
+  const bytes = fs.readFileSync(file)
+  return texts.some((t) => bytes.includes(Buffer.from(t, "utf8")) || bytes.includes(Buffer.from(JSON.stringify(t).slice(1, -1), "utf8")))
+}
+
+/** Scrubs every snapshot; a damaged one that still holds the text is removed (privacy wins over a broken backup). */
+const scrubSnapshots = (paths: DataPaths, target: Target, warnings: Array<string>) =>
+  Effect.try({
+    try: () => {
+      let touched = 0
+      removeStaleTempFiles(paths.snapshots)
+      for (const { path: file } of listSnapshotFiles(paths.snapshots)) {
+        const outcome = scrubSnapshotFileSync(file, target.nodeMatches, (e: SnapshotWalEntry) => target.entryMatches(e))
+        if (outcome === "touched") touched++
+        if (outcome === "damaged") {
+          if (fileHolds(file, target.texts)) {
+            fs.rmSync(file, { force: true })
+            touched++
+            warnings.push(`removed the damaged snapshot ${file}: it held the deleted memory and could not be rewritten`)
+          } else {
+            warnings.push(`the snapshot ${file} is damaged and was left as it is`)
+          }
+        }
+      }
+      return touched
+    },
+    catch: (e) =>
+      e instanceof StorageError
+        ? e
+        : new StorageError({ operation: "scrub", path: paths.snapshots, message: `could not scrub snapshots in ${paths.snapshots}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` })
+  })
+
+/** The graph file of the backend not in use (left by a backend switch) is scrubbed too. */
+const scrubOtherBackend = (config: AppConfig["Type"], paths: DataPaths, target: Target, warnings: Array<string>) => {
+  const other = config.storageBackend === "sqlite" ? paths.graphJson : paths.graphSqlite
+  if (!fs.existsSync(other)) return Effect.void
+  const open =
+    config.storageBackend === "sqlite"
+      ? makeGraphStoreJson({ file: other, lockFile: path.join(paths.locks, "graph.lock"), snapshotsDir: paths.snapshots, importSqlite: null })
+      : makeGraphStoreSqlite({ file: other, importJson: null, snapshotsDir: paths.snapshots })
+  return Effect.gen(function* () {
+    const store = yield* open
+    yield* store.update((g) => {
+      const gone = Array.from(g.nodes.values()).filter(target.nodeMatches).map((n) => n.id)
+      return Effect.succeed([undefined, { deleteNodes: gone }] as const)
+    })
+    yield* store.scrub
+  }).pipe(
+    Effect.scoped,
+    Effect.catchAll((e) => Effect.sync(() => void warnings.push(`could not scrub the unused graph file ${other}: ${e.message}`)))
+  )
+}
+
+/**
+ * The hard-delete cascade (REFERENCE-BEHAVIOUR 4.12, plus: siblings from the same source message, the
+ * WAL rewritten at once, a salted-hash tombstone, and no copy of the text left in any file). Files are
+ * scrubbed before the graph node goes, so a crash midway leaves a node that `delete` can still find.
+ */
+export const hardDelete = Effect.fn("hardDelete")(function* (nodeId: string, options: HardDeleteOptions = {}) {
+  const config = yield* AppConfig
+  const store = yield* GraphStore
+  const rawLog = yield* RawLog
+  const buffer = yield* SessionBuffer
+  const paths = dataPaths(config.dataDir)
+  const warnings: Array<string> = []
+  const keepSiblings = options.keepSiblings ?? !config.deleteSiblingsOnHardDelete
+
+  // 1. What goes: the node, nodes from the same source message (unless kept), nodes holding the same text.
+  const graph = yield* store.load({ withEmbeddings: false })
+  const node = graph.nodes.get(nodeId)
+  if (node === undefined) return yield* new NodeNotFound({ nodeId, message: `node ${nodeId} not found` })
+  const sourceMessages = new Set(node.sourceRefs.map((r) => messageKey(r.sessionId, r.messageIndex)))
+  const text = normalizeContent(node.content)
+  const siblings = Array.from(graph.nodes.values()).filter(
+    (n) =>
+      n.id !== nodeId &&
+      (normalizeContent(n.content) === text ||
+        (!keepSiblings && n.sourceRefs.some((r) => sourceMessages.has(messageKey(r.sessionId, r.messageIndex)))))
+  )
+
+  // 2. Raw logs: exactly the source messages; without refs, entries whose normalized text equals the node's.
+  const affected = new Set<string>()
+  const deletedMessages = new Set(sourceMessages)
+  let matchStrategy: DeletionResult["matchStrategy"] = "none"
+  let logEntriesRemoved = 0
+  let exactMatchesRemoved = 0
+  if (node.sourceRefs.length > 0) {
+    matchStrategy = "source_refs"
+    const bySession = new Map<string, Set<number>>()
+    for (const r of node.sourceRefs) bySession.set(r.sessionId, (bySession.get(r.sessionId) ?? new Set()).add(r.messageIndex))
+    for (const [sessionId, indices] of bySession) {
+      const removed = yield* rawLog.removeEntries(sessionId, indices)
+      logEntriesRemoved += removed
+      if (removed > 0) affected.add(sessionId)
+    }
+  } else {
+    for (const sessionId of node.sourceSessions) {
+      const matches = (yield* rawLog.read(sessionId)).filter((e) => normalizeContent(e.content) === text)
+      if (matches.length === 0) continue
+      for (const e of matches) deletedMessages.add(messageKey(sessionId, e.index))
+      const removed = yield* rawLog.removeEntries(sessionId, new Set(matches.map((e) => e.index)))
+      logEntriesRemoved += removed
+      exactMatchesRemoved += removed
+      if (removed > 0) affected.add(sessionId)
+    }
+    if (exactMatchesRemoved > 0) matchStrategy = "exact_content"
+  }
+  const target = makeTarget([node, ...siblings], deletedMessages, !keepSiblings)
+
+  // 3. Session buffers and their WALs (rewritten now, not at the next flush), in every session that has one.
+  const sessions = new Set(yield* buffer.sessionsWithWal)
+  for (const key of deletedMessages) sessions.add(key.slice(key.indexOf(":") + 1))
+  let bufferEntriesRemoved = 0
+  for (const sessionId of sessions) {
+    const removed = yield* buffer.removeWhere(sessionId, (e) => target.entryMatches(e, sessionId))
+    bufferEntriesRemoved += removed
+    if (removed > 0) affected.add(sessionId)
+  }
+
+  // 4. Snapshots, and the unused backend's graph file.
+  const snapshotsTouched = config.deleteSnapshotsOnHardDelete ? yield* scrubSnapshots(paths, target, warnings) : 0
+  yield* scrubOtherBackend(config, paths, target, warnings)
+
+  // 5. The graph, then its file's free pages and write-ahead log.
+  const [nodeDeleted, edgesRemoved, removedIds] = yield* store.update((g) => {
+    const gone = new Set([nodeId, ...siblings.map((n) => n.id)].filter((id) => g.nodes.has(id)))
+    const edges = g.edges.filter((e) => gone.has(e.source) || gone.has(e.target)).length
+    return Effect.succeed([[g.nodes.has(nodeId), edges, gone] as const, { deleteNodes: Array.from(gone) }] as const)
+  })
+  yield* store.scrub
+  // Temp files of killed writers may hold the text too.
+  for (const dir of [paths.logs, paths.wal, paths.graphDir, paths.meta]) removeStaleTempFiles(dir)
+
+  // 6. Tombstone (a salted hash, never the text) and ledger.
+  const siblingsRemoved = siblings.map((n) => n.id).filter((id) => removedIds.has(id))
+  const timestamp = new Date().toISOString()
+  const tombstoneId = newRecordId()
+  const ledgerRecordId = newRecordId()
+  const affectedSessions = Array.from(affected).sort()
+  yield* Effect.try({
+    try: () =>
+      appendDeletionRecords(paths, [
+        [
+          paths.tombstones,
+          {
+            tombstone_id: tombstoneId,
+            timestamp,
+            node_id: nodeId,
+            content_hash: contentHash(tombstoneSalt(paths), node.content),
+            affected_sessions: affectedSessions,
+            match_strategy: matchStrategy,
+            siblings_removed: siblingsRemoved
+          }
+        ],
+        [
+          paths.ledger,
+          {
+            record_id: ledgerRecordId,
+            timestamp,
+            node_id: nodeId,
+            node_deleted: nodeDeleted,
+            edges_removed: edgesRemoved,
+            log_entries_removed: logEntriesRemoved,
+            buffer_entries_removed: bufferEntriesRemoved,
+            snapshots_touched: snapshotsTouched,
+            tombstone_id: tombstoneId,
+            siblings_removed: siblingsRemoved
+          }
+        ]
+      ]),
+    catch: (e) =>
+      new StorageError({ operation: "write", path: paths.meta, message: `could not write the deletion records in ${paths.meta}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` })
+  })
+
+  const result: DeletionResult = {
+    nodeDeleted,
+    edgesRemoved,
+    logEntriesRemoved,
+    bufferEntriesRemoved,
+    affectedSessions,
+    matchStrategy,
+    exactMatchesRemoved,
+    snapshotsTouched,
+    tombstoneId,
+    ledgerRecordId,
+    siblingsRemoved
+  }
+  return { result, warnings } satisfies DeletionReport
+})

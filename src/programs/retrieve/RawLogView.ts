@@ -1,0 +1,224 @@
+import type { RawLogEntry, Role } from "../../domain/Message.js"
+import { analyze } from "../../lib/IndexAnalyzer.js"
+import { LexicalIndex, type LexicalIndexData } from "../../lib/LexicalIndex.js"
+import { VectorIndex } from "../../lib/VectorIndex.js"
+import { refKey } from "./rank.js"
+
+/** One raw-log message as retrieval keeps it. */
+export interface RawDoc {
+  readonly key: string
+  readonly sessionId: string
+  readonly index: number
+  readonly timestamp: string
+  readonly role: Role
+  readonly scope: string | null
+  readonly content: string
+  /** Keys of the messages before and after it in its session (null at the ends). */
+  prev: string | null
+  next: string | null
+}
+
+/** What the view knew of a session's log when it last read it. */
+export interface SessionMark {
+  /** The log's modification time then. */
+  readonly mtimeMs: number
+  /** When it was read (ms since epoch): a log modified within the clock's granularity of that is re-read. */
+  readonly readAt: number
+}
+
+const MONTHS = [
+  "january", "february", "march", "april", "may", "june",
+  "july", "august", "september", "october", "november", "december"
+]
+
+/**
+ * Indexed text of a message: its content plus the month and year it was said in, so "what did I do in
+ * June" meets June's messages (measured on LoCoMo's temporal questions before it was adopted).
+ */
+export const indexedText = (content: string, timestamp: string): string => {
+  const m = /^(\d{4})-(\d{2})/.exec(timestamp)
+  const month = m === null ? undefined : MONTHS[Number(m[2]) - 1]
+  return month === undefined ? content : `${content} ${month} ${m![1]}`
+}
+
+/** What is kept on disk between processes (see persist.ts). */
+export interface RawLogViewData {
+  readonly version: 1
+  readonly analyzer: string
+  readonly k1: number
+  readonly b: number
+  /** [sessionId, mtimeMs, readAt, [[index, timestamp, role, scope, content], ...]] */
+  readonly sessions: ReadonlyArray<readonly [string, number, number, ReadonlyArray<readonly [number, string, Role, string | null, string]>]>
+  readonly lexical: LexicalIndexData
+}
+
+/** Names the analyzer and month terms; a change of either makes stored indexes stale. */
+export const ANALYZER_ID = "porter1+month"
+
+// A log whose mtime is this close to the moment it was read may have changed again within the same tick.
+const RACY_MS = 2000
+
+/**
+ * The raw log as an indexed retrieval source: every message of every session in a lexical index (stemmed
+ * BM25 with month/year terms), optionally a vector index of message embeddings for one model, and the
+ * order of messages within each session (for context propagation). Kept in step session by session.
+ */
+export class RawLogView {
+  readonly docs = new Map<string, RawDoc>()
+  lexical: LexicalIndex
+  readonly sessions = new Map<string, SessionMark & { keys: Array<string> }>()
+  vectors: VectorIndex | null = null
+  /** The same vectors by message key (for scoring single messages and for saving). */
+  readonly vectorOf = new Map<string, Float32Array>()
+  vectorModel: string | null = null
+  /** Messages without a vector for vectorModel. */
+  private readonly unembedded = new Set<string>()
+  /** Vectors computed since the last save (persist.ts appends them). */
+  private newVectors: Array<readonly [string, Float32Array]> = []
+
+  constructor(private readonly bm25: { readonly k1?: number; readonly b?: number } = {}) {
+    this.lexical = new LexicalIndex({ ...bm25, analyzer: analyze })
+  }
+
+  /** The view as stored between processes. */
+  toData(): RawLogViewData {
+    return {
+      version: 1,
+      analyzer: ANALYZER_ID,
+      k1: this.lexical.k1,
+      b: this.lexical.b,
+      sessions: Array.from(this.sessions, ([sid, mark]) => [
+        sid,
+        mark.mtimeMs,
+        mark.readAt,
+        mark.keys.map((key) => {
+          const d = this.docs.get(key)!
+          return [d.index, d.timestamp, d.role, d.scope, d.content] as const
+        })
+      ] as const),
+      lexical: this.lexical.toData()
+    }
+  }
+
+  /** Restores a stored view into this empty one; false (and nothing changed) when it does not fit. */
+  restore(data: unknown): boolean {
+    if (this.docs.size > 0 || typeof data !== "object" || data === null) return false
+    const d = data as Partial<RawLogViewData>
+    if (d.version !== 1 || d.analyzer !== ANALYZER_ID || d.k1 !== this.lexical.k1 || d.b !== this.lexical.b) return false
+    if (!Array.isArray(d.sessions)) return false
+    const lexical = LexicalIndex.fromData(d.lexical, { ...this.bm25, analyzer: analyze })
+    if (lexical === null) return false
+    const docs = new Map<string, RawDoc>()
+    const sessions = new Map<string, SessionMark & { keys: Array<string> }>()
+    for (const row of d.sessions) {
+      if (!Array.isArray(row) || row.length !== 4 || !Array.isArray(row[3])) return false
+      const [sid, mtimeMs, readAt, entries] = row
+      if (typeof sid !== "string" || typeof mtimeMs !== "number" || typeof readAt !== "number") return false
+      const keys: Array<string> = []
+      for (const e of entries) {
+        if (!Array.isArray(e) || typeof e[0] !== "number" || typeof e[1] !== "string" || typeof e[4] !== "string") return false
+        const key = refKey(sid, e[0])
+        keys.push(key)
+        docs.set(key, {
+          key, sessionId: sid, index: e[0], timestamp: e[1], role: e[2], scope: typeof e[3] === "string" ? e[3] : null,
+          content: e[4], prev: null, next: null
+        })
+      }
+      keys.forEach((key, i) => {
+        const doc = docs.get(key)!
+        doc.prev = keys[i - 1] ?? null
+        doc.next = keys[i + 1] ?? null
+      })
+      sessions.set(sid, { mtimeMs, readAt, keys })
+    }
+    if (lexical.size !== docs.size) return false
+    for (const key of lexical.keys()) if (!docs.has(key)) return false
+    this.lexical = lexical
+    for (const [k, v] of docs) this.docs.set(k, v)
+    for (const [k, v] of sessions) this.sessions.set(k, v)
+    for (const key of docs.keys()) this.unembedded.add(key)
+    return true
+  }
+
+  /** True when the session's log must be read again (new, modified, or modified too close to the last read). */
+  isStale(sessionId: string, mtimeMs: number): boolean {
+    const mark = this.sessions.get(sessionId)
+    return mark === undefined || mark.mtimeMs !== mtimeMs || mtimeMs >= mark.readAt - RACY_MS
+  }
+
+  /** Replaces what the view holds of one session with its log as just read. */
+  syncSession(sessionId: string, entries: ReadonlyArray<RawLogEntry>, mark: SessionMark): void {
+    const old = this.sessions.get(sessionId)
+    const keys: Array<string> = []
+    const sorted = [...entries].sort((a, b) => a.index - b.index)
+    const seen = new Set<string>()
+    for (const e of sorted) {
+      const key = refKey(sessionId, e.index)
+      seen.add(key)
+      keys.push(key)
+      const existing = this.docs.get(key)
+      if (existing !== undefined && existing.content === e.content && existing.timestamp === e.timestamp) continue
+      const scope = typeof e.metadata.scope === "string" ? e.metadata.scope : null
+      this.docs.set(key, {
+        key, sessionId, index: e.index, timestamp: e.timestamp, role: e.role, scope, content: e.content, prev: null, next: null
+      })
+      this.lexical.add(key, indexedText(e.content, e.timestamp))
+      this.vectors?.remove(key)
+      this.vectorOf.delete(key)
+      this.unembedded.add(key)
+    }
+    for (const key of old?.keys ?? []) if (!seen.has(key)) this.removeDoc(key)
+    keys.forEach((key, i) => {
+      const doc = this.docs.get(key)!
+      doc.prev = keys[i - 1] ?? null
+      doc.next = keys[i + 1] ?? null
+    })
+    this.sessions.set(sessionId, { ...mark, keys })
+  }
+
+  /** Forgets a session whose log is gone. */
+  dropSession(sessionId: string): void {
+    for (const key of this.sessions.get(sessionId)?.keys ?? []) this.removeDoc(key)
+    this.sessions.delete(sessionId)
+  }
+
+  /** Messages that have no vector for this model yet (switching models drops all vectors). */
+  missingVectors(modelId: string): Array<RawDoc> {
+    if (this.vectorModel !== modelId) {
+      this.vectors = null
+      this.vectorOf.clear()
+      this.vectorModel = modelId
+      for (const key of this.docs.keys()) this.unembedded.add(key)
+    }
+    return Array.from(this.unembedded, (key) => this.docs.get(key)!)
+  }
+
+  /** Sets message vectors; `fresh` ones (computed now, not loaded) are handed to the next save. */
+  addVectors(docs: ReadonlyArray<RawDoc>, vectors: ReadonlyArray<Float32Array>, fresh = true): void {
+    docs.forEach((doc, i) => {
+      const v = vectors[i]
+      if (v === undefined || v.length === 0 || !this.docs.has(doc.key)) return
+      if (this.vectors === null) this.vectors = new VectorIndex(v.length)
+      if (v.length !== this.vectors.dim) return
+      this.vectors.add(doc.key, v)
+      this.vectorOf.set(doc.key, v)
+      this.unembedded.delete(doc.key)
+      if (fresh) this.newVectors.push([doc.key, v])
+    })
+  }
+
+  /** The vectors computed since the last call. */
+  takeNewVectors(): Array<readonly [string, Float32Array]> {
+    const out = this.newVectors
+    this.newVectors = []
+    return out
+  }
+
+  private removeDoc(key: string): void {
+    this.docs.delete(key)
+    this.lexical.remove(key)
+    this.vectors?.remove(key)
+    this.vectorOf.delete(key)
+    this.unembedded.delete(key)
+  }
+}

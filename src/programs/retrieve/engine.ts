@@ -1,0 +1,289 @@
+// The ranking core: one query against prepared views of the buffer hits, the graph and the raw log.
+// No I/O and no embedding here, so its latency is what bench/retrieval.ts measures.
+import type { MemoryNode, Strength } from "../../domain/Node.js"
+import type { RetrievalResult, Trace } from "../../domain/Result.js"
+import { strengthOf, type StrengthParams } from "../../lib/strength.js"
+import type { BufferHit } from "../../services/SessionBuffer.js"
+import type { GraphView } from "./GraphView.js"
+import {
+  blendScore, isCurrent, isEligible, refKey, statusBonus, windowStart, mergeResults,
+  type BlendWeights, type EligibilityContext, type Ranked
+} from "./rank.js"
+import type { RawDoc, RawLogView } from "./RawLogView.js"
+import { validAt } from "../../lib/time.js"
+
+export interface RankSettings extends BlendWeights {
+  readonly bm25AnchorRatio: number
+  readonly embedThreshold: number
+  readonly neighborExpansion: boolean
+  readonly neighborDecay: number
+  readonly rawLogScoreScale: number
+  readonly strength: StrengthParams
+}
+
+export interface RankRequest {
+  readonly query: string
+  /** The query's embedding, or null for lexical-only ranking. */
+  readonly queryVector: Float32Array | null
+  readonly k: number
+  readonly includeHistory: boolean
+  readonly asOf: string | null
+  readonly scope: string | null
+  /** Ref keys (refKey) of messages that must not come back. */
+  readonly exclude: ReadonlySet<string>
+  readonly trace: boolean
+  readonly now: string
+}
+
+export interface RankSources {
+  readonly graph: GraphView | null
+  /** Null when the raw log is not searched (cold-start count reached, or turned off). */
+  readonly raw: RawLogView | null
+  readonly buffer: ReadonlyArray<BufferHit>
+  /** Ref keys of messages whose buffer statements a later correction superseded (their lines are history). */
+  readonly staleRefs?: ReadonlySet<string>
+}
+
+export interface RankOutcome {
+  readonly results: ReadonlyArray<RetrievalResult>
+  /** Returned graph nodes that are active, with their strength as recomputed for this query. */
+  readonly returnedNodes: ReadonlyArray<{ readonly node: MemoryNode; readonly strength: Strength }>
+}
+
+/** Buffer hits below this relative relevance are not "relevant" and are left out. */
+export const BUFFER_MIN_RELEVANCE = 0.5
+
+// Raw-log blend, measured on LoCoMo (bench/locomo.ts): lexical share when semantics are on, and the weights
+// with which a message borrows from its neighbours (a reply answers what came before it) and from the
+// best messages of its session.
+export const RAW_LEXICAL_SHARE = 0.4
+export const RAW_NEIGHBOUR_WEIGHT = 0.3
+export const RAW_SESSION_WEIGHT = 0.5
+const RAW_SESSION_TOP = 3
+
+const pool = (k: number) => Math.max(5 * k, 50)
+
+const dot = (a: Float32Array, b: Float32Array): number => {
+  if (a.length !== b.length) return 0
+  let s = 0
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!
+  return s
+}
+
+/** Ranks one query over every source and merges the results (best first, at most k). */
+export const rankQuery = (req: RankRequest, settings: RankSettings, sources: RankSources): RankOutcome => {
+  const ctx: EligibilityContext = {
+    asOf: req.asOf,
+    includeHistory: req.includeHistory,
+    now: req.now,
+    scope: req.scope
+  }
+  const items: Array<Ranked> = []
+  items.push(...rankBuffer(req, sources.buffer))
+  const graph = sources.graph === null ? { ranked: [], nodes: new Map<string, { node: MemoryNode; strength: Strength }>() } : rankGraph(req, settings, ctx, sources.graph)
+  items.push(...graph.ranked)
+  if (sources.raw !== null) items.push(...rankRawLog(req, settings, sources.raw, sources.graph, sources.staleRefs ?? new Set()))
+  const results = mergeResults(items, req.k)
+  const returnedNodes: Array<{ node: MemoryNode; strength: Strength }> = []
+  for (const r of results) {
+    const hit = r.nodeId === undefined ? undefined : graph.nodes.get(r.nodeId)
+    if (hit !== undefined && hit.node.status === "active") returnedNodes.push(hit)
+  }
+  return { results, returnedNodes }
+}
+
+const rankBuffer = (req: RankRequest, hits: ReadonlyArray<BufferHit>): Array<Ranked> =>
+  hits
+    .filter((h) => h.relevance >= BUFFER_MIN_RELEVANCE && !req.exclude.has(refKey(h.entry.session_id, h.entry.source_msg)))
+    .map((h) => ({
+      content: h.entry.content,
+      source: "buffer" as const,
+      // Always above the graph (whose blend stays below 1.2); the better match first, then the later message.
+      score: 2 + 0.1 * h.relevance + Math.min(h.entry.source_msg, 9999) * 1e-6,
+      sourceRefs: [{ sessionId: h.entry.session_id, messageIndex: h.entry.source_msg }],
+      ...(req.trace
+        ? { trace: { semanticSim: 0, lexicalScore: h.relevance, strength: 0, confidence: 1, statusBonus: 1, association: 0 } }
+        : {})
+    }))
+
+const rankGraph = (req: RankRequest, settings: RankSettings, ctx: EligibilityContext, view: GraphView) => {
+  const nodes = view.nodes
+  const eligible = (id: string) => {
+    const n = nodes.get(id)
+    return n !== undefined && isEligible(n, ctx) && !excludedNode(n, req.exclude)
+  }
+  const n = pool(req.k)
+  const lexHits = view.lexical.search(req.query, n, eligible)
+  const best = lexHits[0]?.score ?? 0
+  const lexical = new Map<string, number>()
+  const anchors = new Set<string>()
+  for (const h of lexHits) {
+    const rel = best > 0 ? h.score / best : 0
+    lexical.set(h.key, rel)
+    if (rel >= settings.bm25AnchorRatio) anchors.add(h.key)
+  }
+  const q = req.queryVector
+  const vectors = q !== null && view.vectors !== null && view.vectors.dim === q.length ? view.vectors : null
+  const semantic = new Map<string, number>()
+  if (vectors !== null) {
+    for (const h of vectors.search(q!, n, eligible)) {
+      semantic.set(h.id, h.score)
+      if (h.score >= settings.embedThreshold) anchors.add(h.id)
+    }
+  }
+  const association = new Map<string, number>()
+  if (settings.neighborExpansion) {
+    for (const id of anchors) {
+      for (const nb of view.adjacency.get(id) ?? []) {
+        if (anchors.has(nb.id) || !eligible(nb.id)) continue
+        const a = Math.max(nb.weight, 0) * settings.neighborDecay
+        if (a > (association.get(nb.id) ?? 0)) association.set(nb.id, a)
+      }
+    }
+  }
+  const p90 = view.accessP90()
+  const semanticOn = vectors !== null
+  const scored: Array<{ node: MemoryNode; strength: Strength; trace: Trace; score: number }> = []
+  for (const id of [...anchors, ...association.keys()]) {
+    const node = nodes.get(id)!
+    const strength = strengthOf(node, req.now, p90, settings.strength)
+    const sim = vectors === null ? 0 : (semantic.get(id) ?? (view.hasVector(id) ? dot(q!, node.embedding!) : 0))
+    const trace: Trace = {
+      semanticSim: sim,
+      lexicalScore: lexical.get(id) ?? 0,
+      strength: strength.composite,
+      confidence: Math.min(1, Math.max(0, node.confidence)),
+      statusBonus: statusBonus(node, ctx),
+      association: association.get(id) ?? 0
+    }
+    scored.push({ node, strength, trace, score: blendScore(trace, settings, semanticOn) })
+  }
+  scored.sort((a, b) => b.score - a.score || (a.node.id < b.node.id ? -1 : 1))
+  const top = scored.slice(0, pool(req.k))
+  const ranked: Array<Ranked> = top.map(({ node, trace, score }) => ({
+    content: node.content,
+    source: "graph" as const,
+    score,
+    nodeId: node.id,
+    status: node.status,
+    canonicalKey: node.canonicalKey,
+    validFrom: node.validFrom,
+    validTo: node.validTo,
+    sourceRefs: node.sourceRefs,
+    entity: node.entityType !== null,
+    ...(req.trace ? { trace } : {})
+  }))
+  return { ranked, nodes: new Map(top.map((s) => [s.node.id, { node: s.node, strength: s.strength }])) }
+}
+
+// A graph memory whose every source message is excluded would only echo those messages back.
+const excludedNode = (node: MemoryNode, exclude: ReadonlySet<string>): boolean =>
+  exclude.size > 0 &&
+  node.sourceRefs.length > 0 &&
+  node.sourceRefs.every((r) => exclude.has(refKey(r.sessionId, r.messageIndex)))
+
+const rankRawLog = (
+  req: RankRequest,
+  settings: RankSettings,
+  raw: RawLogView,
+  graph: GraphView | null,
+  staleRefs: ReadonlySet<string>
+): Array<Ranked> => {
+  const moment = req.asOf ?? req.now
+  // A line whose statement has been superseded (or whose window is not open at the moment asked about) is
+  // history: it stays out unless history is asked for, so a stale value never comes back through the log.
+  const stale = (key: string): boolean => {
+    if (req.includeHistory) return false
+    if (staleRefs.has(key)) return true
+    if (graph === null) return false
+    for (const id of graph.statementsByRef.get(key) ?? []) {
+      const node = graph.nodes.get(id)
+      if (node === undefined) continue
+      const live = req.asOf !== null ? validAt(windowStart(node), node.validTo, moment) : isCurrent(node, req.now)
+      if (!live) return true
+    }
+    return false
+  }
+  const accepted = new Map<string, boolean>()
+  const accept = (key: string): boolean => {
+    let ok = accepted.get(key)
+    if (ok === undefined) {
+      const doc = raw.docs.get(key)
+      ok =
+        doc !== undefined &&
+        (req.asOf === null || doc.timestamp <= req.asOf) &&
+        (req.scope === null || doc.scope === null || doc.scope === req.scope) &&
+        !req.exclude.has(key) &&
+        !stale(key)
+      accepted.set(key, ok)
+    }
+    return ok
+  }
+  const n = pool(req.k)
+  const lexHits = raw.lexical.search(req.query, n, accept)
+  const best = lexHits[0]?.score ?? 0
+  const lexical = new Map<string, number>()
+  for (const h of lexHits) lexical.set(h.key, best > 0 ? h.score / best : 0)
+  const q = req.queryVector
+  const vectors = q !== null && raw.vectors !== null && raw.vectors.dim === q.length ? raw.vectors : null
+  const semantic = new Map<string, number>()
+  if (vectors !== null) for (const h of vectors.search(q!, n, accept)) semantic.set(h.id, Math.max(0, h.score))
+  const lexShare = vectors === null ? 1 : RAW_LEXICAL_SHARE
+  const own = new Map<string, { lex: number; sim: number; h: number }>()
+  const score = (key: string) => {
+    let s = own.get(key)
+    if (s === undefined) {
+      const lex = lexical.get(key) ?? 0
+      const v = vectors === null ? undefined : raw.vectorOf.get(key)
+      const sim = vectors === null ? 0 : (semantic.get(key) ?? (v === undefined ? 0 : Math.max(0, dot(q!, v))))
+      s = { lex, sim, h: lexShare * lex + (1 - lexShare) * sim }
+      own.set(key, s)
+    }
+    return s
+  }
+  const hits = new Set<string>([...lexical.keys(), ...semantic.keys()])
+  const candidates = new Set<string>(hits)
+  for (const key of hits) {
+    const doc = raw.docs.get(key)!
+    if (doc.prev !== null && accept(doc.prev)) candidates.add(doc.prev)
+    if (doc.next !== null && accept(doc.next)) candidates.add(doc.next)
+  }
+  // Session relevance: the mean of its best few message scores.
+  const bySession = new Map<string, Array<number>>()
+  for (const key of candidates) {
+    const doc = raw.docs.get(key)!
+    let list = bySession.get(doc.sessionId)
+    if (list === undefined) bySession.set(doc.sessionId, (list = []))
+    list.push(score(key).h)
+  }
+  const sessionScore = new Map<string, number>()
+  for (const [sid, list] of bySession) {
+    list.sort((a, b) => b - a)
+    let sum = 0
+    for (let i = 0; i < Math.min(RAW_SESSION_TOP, list.length); i++) sum += list[i]!
+    sessionScore.set(sid, sum / RAW_SESSION_TOP)
+  }
+  const neighbour = (key: string | null) => (key !== null && candidates.has(key) ? score(key).h : 0)
+  const norm = 1 + RAW_NEIGHBOUR_WEIGHT + RAW_SESSION_WEIGHT
+  const ranked: Array<{ doc: RawDoc; score: number; trace: Trace }> = []
+  for (const key of candidates) {
+    const doc = raw.docs.get(key)!
+    const s = score(key)
+    const context = RAW_NEIGHBOUR_WEIGHT * Math.max(neighbour(doc.prev), neighbour(doc.next)) + RAW_SESSION_WEIGHT * sessionScore.get(doc.sessionId)!
+    const total = (settings.rawLogScoreScale * (s.h + context)) / norm
+    if (total <= 0) continue
+    ranked.push({
+      doc,
+      score: total,
+      trace: { semanticSim: s.sim, lexicalScore: s.lex, strength: 0, confidence: 0, statusBonus: 1, association: context / norm }
+    })
+  }
+  ranked.sort((a, b) => b.score - a.score || (a.doc.key < b.doc.key ? -1 : 1))
+  return ranked.slice(0, n).map(({ doc, score, trace }) => ({
+    content: doc.content,
+    source: "raw_log" as const,
+    score,
+    sourceRefs: [{ sessionId: doc.sessionId, messageIndex: doc.index }],
+    ...(req.trace ? { trace } : {})
+  }))
+}

@@ -1,0 +1,144 @@
+// The retrieval index kept between processes under <data-dir>/index/: the raw-log view (messages and
+// their lexical index) as one JSON file replaced atomically, and message embeddings in an append-only
+// binary file. Both are caches: anything unreadable is ignored and rebuilt from the logs.
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { RawDoc, RawLogView } from "./RawLogView.js"
+
+export interface PersistTarget {
+  readonly dataDir: string
+  /** The embedder's model: vectors of another model are not loaded. */
+  readonly modelId: string
+}
+
+/** The folder of the retrieval cache. */
+export const indexDir = (dataDir: string): string => path.join(dataDir, "index")
+const viewFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog.json")
+const vectorFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog-vectors.bin")
+
+/**
+ * Deletes the retrieval cache (it holds copies of logged text and embeddings of it). Hard delete calls this
+ * so no deleted text survives in it; the next query rebuilds the index from the logs.
+ */
+export const clearRetrievalIndex = (dataDir: string): void => {
+  fs.rmSync(indexDir(dataDir), { recursive: true, force: true })
+}
+
+const MAGIC = "AWHMVEC1"
+let tmpCounter = 0
+
+// A cache needs no fsync: a torn file fails to parse and is rebuilt.
+const replaceFile = (file: string, data: string | Uint8Array) => {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
+  const tmp = `${file}.${process.pid}.${tmpCounter++}.tmp`
+  fs.writeFileSync(tmp, data, { mode: 0o600 })
+  fs.renameSync(tmp, file)
+}
+
+const header = (modelId: string): Buffer => {
+  const id = Buffer.from(modelId, "utf8")
+  const len = Buffer.alloc(4)
+  len.writeUInt32LE(id.length)
+  return Buffer.concat([Buffer.from(MAGIC, "latin1"), len, id])
+}
+
+const encodeRecords = (records: ReadonlyArray<readonly [string, Float32Array]>): Buffer => {
+  const parts: Array<Buffer> = []
+  for (const [key, v] of records) {
+    const k = Buffer.from(key, "utf8")
+    const head = Buffer.alloc(8)
+    head.writeUInt32LE(k.length, 0)
+    head.writeUInt32LE(v.length, 4)
+    parts.push(head, k, Buffer.from(v.buffer, v.byteOffset, v.byteLength))
+  }
+  return Buffer.concat(parts)
+}
+
+/** Parses the vector file: the last vector per key, or null when the file is another model's or damaged. */
+const decodeVectors = (buf: Buffer, modelId: string): { vectors: Map<string, Float32Array>; records: number } | null => {
+  if (buf.length < 12 || buf.toString("latin1", 0, 8) !== MAGIC) return null
+  const idLen = buf.readUInt32LE(8)
+  if (12 + idLen > buf.length || buf.toString("utf8", 12, 12 + idLen) !== modelId) return null
+  const vectors = new Map<string, Float32Array>()
+  let at = 12 + idLen
+  let records = 0
+  while (at + 8 <= buf.length) {
+    const kLen = buf.readUInt32LE(at)
+    const dim = buf.readUInt32LE(at + 4)
+    const end = at + 8 + kLen + dim * 4
+    if (end > buf.length) break // a torn last record (a writer died mid-append)
+    const key = buf.toString("utf8", at + 8, at + 8 + kLen)
+    const v = new Float32Array(dim)
+    Buffer.from(v.buffer).set(buf.subarray(at + 8 + kLen, end))
+    vectors.set(key, v)
+    records++
+    at = end
+  }
+  return { vectors, records }
+}
+
+/** Fills an empty view from the cache (best effort: an unusable cache is ignored). True when it did. */
+export const loadPersisted = (target: PersistTarget, view: RawLogView): boolean => {
+  try {
+    const text = fs.readFileSync(viewFile(target.dataDir), "utf8")
+    return view.restore(JSON.parse(text))
+  } catch {
+    return false
+  }
+}
+
+/** Adds the stored message vectors of the target's model to the view (after loadPersisted). */
+export const loadPersistedVectors = (target: PersistTarget, view: RawLogView): void => {
+  try {
+    const buf = fs.readFileSync(vectorFile(target.dataDir))
+    const decoded = decodeVectors(buf, target.modelId)
+    if (decoded === null) return
+    const docs: Array<RawDoc> = []
+    const vectors: Array<Float32Array> = []
+    for (const [key, v] of decoded.vectors) {
+      const doc = view.docs.get(key)
+      if (doc === undefined) continue
+      docs.push(doc)
+      vectors.push(v)
+    }
+    view.missingVectors(target.modelId)
+    view.addVectors(docs, vectors, false)
+    // Mostly dead records (deleted or replaced messages): rewrite with the live ones only.
+    if (decoded.records > 2 * docs.length + 100) {
+      replaceFile(vectorFile(target.dataDir), Buffer.concat([header(target.modelId), encodeRecords(docs.map((d, i) => [d.key, vectors[i]!]))]))
+    }
+  } catch {
+    // No vectors yet: they are computed on the first semantic query.
+  }
+}
+
+/** Saves the view, and appends the vectors computed since the last save. Returns a failure reason or null. */
+export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsChanged: boolean): string | null => {
+  try {
+    replaceFile(viewFile(target.dataDir), JSON.stringify(view.toData()))
+    if (vectorsChanged) {
+      const pending = view.takeNewVectors()
+      if (pending.length > 0) {
+        const file = vectorFile(target.dataDir)
+        const expected = header(target.modelId)
+        let fresh = true
+        try {
+          const head = Buffer.alloc(expected.length)
+          const fd = fs.openSync(file, "r")
+          try {
+            fresh = fs.readSync(fd, head, 0, head.length, 0) !== head.length || !head.equals(expected)
+          } finally {
+            fs.closeSync(fd)
+          }
+        } catch {
+          fresh = true
+        }
+        if (fresh) replaceFile(file, Buffer.concat([header(target.modelId), encodeRecords(pending)]))
+        else fs.appendFileSync(file, encodeRecords(pending))
+      }
+    }
+    return null
+  } catch (e) {
+    return e instanceof Error && "code" in e ? String((e as NodeJS.ErrnoException).code) : "write failed"
+  }
+}

@@ -1,0 +1,144 @@
+// Pure ranking rules shared by the retrieval sources: eligibility, the feature blend, and the merge
+// of buffer, graph and raw-log results into one list.
+import type { SourceRef } from "../../domain/Message.js"
+import type { MemoryNode } from "../../domain/Node.js"
+import type { RetrievalResult, Trace } from "../../domain/Result.js"
+import { normalizeText } from "../../lib/canonical.js"
+import { validAt } from "../../lib/time.js"
+
+/** Feature weights of the graph blend (AppConfig defaults: the reference's). */
+export interface BlendWeights {
+  readonly wSemantic: number
+  readonly wLexical: number
+  readonly wStrength: number
+  readonly wConfidence: number
+  readonly wAssociation: number
+  readonly contradictionPenalty: number
+}
+
+/**
+ * The reference's blend: max(0, wS·sim⁺ + wL·lex + wStr·strength + wC·conf + wA·assoc − (1−statusBonus)·penalty).
+ * Without semantics (lexical-only, or no embedder) the semantic weight moves to the lexical feature, so a
+ * graph memory keeps the same scale as with semantics instead of sinking under raw-log lines.
+ */
+export const blendScore = (t: Trace, w: BlendWeights, semantic: boolean): number => {
+  const wSem = semantic ? w.wSemantic : 0
+  const wLex = semantic ? w.wLexical : w.wLexical + w.wSemantic
+  const s =
+    wSem * Math.max(0, t.semanticSim) +
+    wLex * t.lexicalScore +
+    w.wStrength * t.strength +
+    w.wConfidence * Math.min(1, Math.max(0, t.confidence)) +
+    w.wAssociation * t.association -
+    (1 - t.statusBonus) * w.contradictionPenalty
+  return Math.max(0, s)
+}
+
+/** Start of a node's validity window: validFrom, else its creation time. */
+export const windowStart = (node: MemoryNode): string => node.validFrom ?? node.createdAt
+
+/** Current = active and inside its validity window now (an ended window is history, "does better" 4). */
+export const isCurrent = (node: MemoryNode, now: string): boolean =>
+  node.status === "active" && validAt(windowStart(node), node.validTo, now)
+
+export interface EligibilityContext {
+  readonly asOf: string | null
+  readonly includeHistory: boolean
+  readonly now: string
+  readonly scope: string | null
+}
+
+/**
+ * Which graph nodes may be ranked: with asOf, those whose half-open window [validFrom ?? createdAt, validTo)
+ * holds that moment, whatever their status; without, current nodes (all with includeHistory). Scoped
+ * queries see their scope and global (null-scope) memory.
+ */
+export const isEligible = (node: MemoryNode, ctx: EligibilityContext): boolean => {
+  if (ctx.scope !== null && node.scope !== null && node.scope !== ctx.scope) return false
+  if (ctx.asOf !== null) return validAt(windowStart(node), node.validTo, ctx.asOf)
+  return ctx.includeHistory || isCurrent(node, ctx.now)
+}
+
+/** 1 when a node counts as true at the moment asked about (always with asOf), else 0 (the penalty applies). */
+export const statusBonus = (node: MemoryNode, ctx: EligibilityContext): number =>
+  ctx.asOf !== null || isCurrent(node, ctx.now) ? 1 : 0
+
+/** The key a message is known by across sources. */
+export const refKey = (sessionId: string, messageIndex: number): string => `${sessionId}\u0000${messageIndex}`
+
+/** The content dedup key (the reference's content[:200], normalized). */
+export const contentKey = (content: string): string => normalizeText(content).slice(0, 200)
+
+const PRIORITY = { buffer: 2, graph: 1, raw_log: 0 } as const
+
+/** True when a result may stand in for a raw-log line of one of its source messages. */
+const coversMessages = (r: Ranked): boolean =>
+  // Entity nodes collect a reference from every mention: they stand for a name, not for those messages.
+  r.source === "buffer" || (r.source === "graph" && r.nodeId !== undefined && !r.entity)
+
+/** A ranked result plus what the merge needs to know. */
+export interface Ranked extends RetrievalResult {
+  /** Graph entity node (never stands in for raw-log lines by provenance). */
+  readonly entity?: boolean
+}
+
+/**
+ * One list from all sources: best score first, duplicates merged. Two results are duplicates when their
+ * normalized content[:200] is equal, or when a raw-log line is a source message of a buffer entry or a
+ * (non-entity) graph memory. The merged result is the buffer entry, else the graph memory, else the line
+ * ("does better" 5: a graph memory is never dropped for a raw-log line), at the best score of the group.
+ */
+export const mergeResults = (items: ReadonlyArray<Ranked>, k: number): Array<RetrievalResult> => {
+  const order = items
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => b.r.score - a.r.score || PRIORITY[b.r.source] - PRIORITY[a.r.source] || a.i - b.i)
+  interface Group {
+    rep: Ranked
+    score: number
+  }
+  const groups: Array<Group> = []
+  const byContent = new Map<string, Group>()
+  const byRef = new Map<string, Group>() // raw-log lines by their message, and covering results by theirs
+  for (const { r } of order) {
+    const ck = contentKey(r.content)
+    let group = byContent.get(ck)
+    if (group === undefined) {
+      if (r.source === "raw_log") {
+        const ref = r.sourceRefs[0]
+        const g = ref === undefined ? undefined : byRef.get(refKey(ref.sessionId, ref.messageIndex))
+        if (g !== undefined && g.rep.source !== "raw_log") group = g
+      } else if (coversMessages(r)) {
+        for (const ref of r.sourceRefs) {
+          const g = byRef.get(refKey(ref.sessionId, ref.messageIndex))
+          if (g !== undefined && g.rep.source === "raw_log") {
+            group = g
+            break
+          }
+        }
+      }
+    }
+    if (group === undefined) {
+      group = { rep: r, score: r.score }
+      groups.push(group)
+    } else if (PRIORITY[r.source] > PRIORITY[group.rep.source]) {
+      group.rep = r
+    }
+    byContent.set(ck, group)
+    if (r.source === "raw_log" || coversMessages(r)) {
+      for (const ref of r.sourceRefs) {
+        const key = refKey(ref.sessionId, ref.messageIndex)
+        if (!byRef.has(key)) byRef.set(key, group)
+      }
+    }
+  }
+  return groups.slice(0, Math.max(0, k)).map(({ rep, score }) => toResult(rep, score))
+}
+
+const toResult = (r: Ranked, score: number): RetrievalResult => {
+  const { entity: _entity, ...result } = r
+  return { ...result, score }
+}
+
+/** Source refs as a set of keys. */
+export const refSet = (refs: ReadonlyArray<SourceRef>): Set<string> =>
+  new Set(refs.map((r) => refKey(r.sessionId, r.messageIndex)))

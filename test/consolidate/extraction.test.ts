@@ -1,0 +1,109 @@
+import { describe, expect, it } from "@effect/vitest"
+import { DEFAULT_NER_LABELS } from "../../src/domain/Config.js"
+import { RawLogEntry, type Role } from "../../src/domain/Message.js"
+import { canonicalKeyForContent } from "../../src/lib/canonical.js"
+import { extractCandidates, extractFromMessage, splitSentences } from "../../src/lib/extraction.js"
+import { at } from "./support.js"
+
+const entry = (content: string, index = 0, role: Role = "user", timestamp = at(0)) =>
+  new RawLogEntry({ timestamp, session_id: "s1", role, content, metadata: {}, index })
+const noNer = { nerLabels: new Set<string>() }
+const withNer = { nerLabels: new Set<string>(DEFAULT_NER_LABELS) }
+const summary = (content: string, role: Role = "user", options = noNer) =>
+  extractFromMessage(entry(content, 0, role), options).map((c) => [c.type, c.content, c.confidence, c.isCorrection])
+
+describe("splitSentences", () => {
+  it("splits at sentence ends and line breaks, not after abbreviations, initials or inside numbers", () => {
+    expect(splitSentences("Hello there. I prefer dark mode! Thanks").map((s) => s.text)).toEqual([
+      "Hello there.", "I prefer dark mode!", "Thanks"
+    ])
+    expect(splitSentences("Dr. Smith uses Python 3.11 e.g. for tests. J. R. wrote it").map((s) => s.text)).toEqual([
+      "Dr. Smith uses Python 3.11 e.g. for tests.", "J. R. wrote it"
+    ])
+    expect(splitSentences("- first item\n- second item").map((s) => s.text)).toEqual(["- first item", "- second item"])
+    const text = "  One.  Two. "
+    for (const s of splitSentences(text)) expect(text.slice(s.start, s.end)).toBe(s.text)
+  })
+})
+
+describe("extractFromMessage", () => {
+  it("types and confidences: correction 0.9, fact 0.8, preference 0.75, outcome 0.65", () => {
+    expect(summary("Actually, the port is 8080")).toEqual([
+      ["semantic", "Actually, the port is 8080", 0.9, true],
+      ["semantic", "the port is 8080", 0.8, false]
+    ])
+    expect(summary("I prefer Rust")).toEqual([["procedural", "I prefer Rust", 0.75, false]])
+    expect(summary("That worked, thanks!")).toEqual([["episodic", "That worked", 0.65, false]])
+  })
+
+  it("matches sentence by sentence, so one message can state several facts", () => {
+    // The buffer stores "I prefer dark mode. Thanks" (to the end of the message); a memory is the sentence.
+    expect(summary("Hello there, I prefer dark mode. Thanks")).toEqual([["procedural", "I prefer dark mode.", 0.75, false]])
+    expect(summary("My name is Alice. I live in Cape Town.").map((c) => c[1])).toEqual(["My name is Alice.", "I live in Cape Town."])
+  })
+
+  it("keys come out as the reference's for each family", () => {
+    const keys = (t: string) => extractFromMessage(entry(t), noNer).map((c) => canonicalKeyForContent(c.content))
+    expect(keys("My preferred language is Python")).toEqual(["fact:my preferred language"])
+    expect(keys("I live in Cape Town")).toEqual(["fact:i live in"])
+    expect(keys("I work at Acme")).toEqual(["fact:i work at"])
+    expect(keys("I prefer dark mode")).toEqual(["preference:dark"])
+    expect(keys("Never use tabs for indentation")).toEqual(["policy:use:tabs"])
+    expect(keys("I use Python for scripting")).toEqual([null])
+  })
+
+  it("takes facts, preferences and corrections only from the user; tool output only for outcomes", () => {
+    expect(summary("Actually, the port is 8080", "assistant")).toEqual([])
+    expect(summary("I prefer Rust", "tool_call")).toEqual([])
+    expect(summary("My name is Bob. Error: connection refused", "tool_result")).toEqual([
+      ["episodic", "Error: connection refused", 0.65, false]
+    ])
+  })
+
+  it("entities become `LABEL: name` candidates (semantic, 0.75) from user messages only", () => {
+    const cands = extractFromMessage(entry("I met Priya Natarajan at Stripe."), withNer)
+    expect(cands.filter((c) => c.entityType !== null).map((c) => [c.content, c.entityType, c.confidence])).toEqual([
+      ["PERSON: Priya Natarajan", "PERSON", 0.75],
+      ["ORG: Stripe", "ORG", 0.75]
+    ])
+    expect(extractFromMessage(entry("I met Priya Natarajan at Stripe.", 0, "assistant"), withNer)).toEqual([])
+  })
+
+  it("dated statements carry their window and dates; valid_from stays null so the message time applies", () => {
+    const [c] = extractFromMessage(entry("Since March 5, my office is in Berlin.", 0, "user", "2026-03-20T09:00:00.000Z"), noNer)
+    expect([c!.content, c!.validFrom, c!.validTo, c!.mentionedDates]).toEqual([
+      "my office is in Berlin.", "2026-03-05T00:00:00.000Z", null, ["2026-03-05T00:00:00.000Z"]
+    ])
+    expect(c!.timestamp).toBe("2026-03-20T09:00:00.000Z")
+  })
+
+  it("a dated user sentence no rule caught is an episodic event; questions and fragments are not", () => {
+    const events = (t: string) =>
+      extractFromMessage(entry(t, 0, "user", "2023-05-08T13:56:00.000Z"), noNer).map((c) => [c.type, c.content, c.mentionedDates])
+    expect(events("I went to the LGBTQ support group yesterday. It was powerful.")).toEqual([
+      ["episodic", "I went to the LGBTQ support group yesterday.", ["2023-05-07T00:00:00.000Z"]]
+    ])
+    expect(events("What did you do last weekend?")).toEqual([])
+    expect(events("Yesterday, sadly.")).toEqual([])
+  })
+})
+
+describe("extractCandidates", () => {
+  it("collapses a batch on statement keys, keeping the first wording and every source message", () => {
+    const cands = extractCandidates(
+      [entry("Actually, I prefer Rust", 0), entry("ok", 1), entry("I prefer Rust.", 2)],
+      noNer
+    )
+    expect(cands.map((c) => [c.content, c.isCorrection, c.sourceRefs.map((r) => r.messageIndex)])).toEqual([
+      ["Actually, I prefer Rust", true, [0, 2]]
+    ])
+  })
+
+  it("collapses entities on label and normalised name, keeping the first mention", () => {
+    const cands = extractCandidates(
+      [entry("I joined Zentrox Labs today.", 0), entry("Zentrox Labs's office is great, I joined Zentrox Labs!", 1)],
+      withNer
+    ).filter((c) => c.entityType !== null)
+    expect(cands.map((c) => [c.content, c.messageIndex])).toEqual([["ORG: Zentrox Labs", 0]])
+  })
+})

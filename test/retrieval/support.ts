@@ -1,0 +1,97 @@
+import { Effect, Layer } from "effect"
+import { makeNode, type Edge, type Graph, type MemoryNode } from "../../src/domain/Node.js"
+import type { Role } from "../../src/domain/Message.js"
+import { ConfigFromValues } from "../../src/layers/ConfigLive.js"
+import { MOCK_DIMENSION, MOCK_MODEL_ID, mockEmbedding } from "../../src/layers/EmbedderMock.js"
+import { makeGraphStoreMemory } from "../../src/layers/GraphStoreMemory.js"
+import { RawLogMemory } from "../../src/layers/RawLogMemory.js"
+import { makeRetrieverLayer } from "../../src/layers/RetrieverLive.js"
+import { SessionBufferMemory } from "../../src/layers/SessionBufferMemory.js"
+import { Embedder, EmbedderError } from "../../src/services/Embedder.js"
+import { GraphStore } from "../../src/services/GraphStore.js"
+import { RawLog } from "../../src/services/RawLog.js"
+import { SessionBuffer } from "../../src/services/SessionBuffer.js"
+
+/** A mock embedder that counts its calls (and can be told to fail). */
+export const countingEmbedder = (options: { readonly fail?: boolean } = {}) => {
+  const calls: Array<ReadonlyArray<string>> = []
+  const layer = Layer.succeed(
+    Embedder,
+    Embedder.of({
+      modelId: MOCK_MODEL_ID,
+      enabled: true,
+      dimension: MOCK_DIMENSION,
+      embed: (texts) =>
+        Effect.suspend(() => {
+          calls.push(texts)
+          return options.fail === true
+            ? Effect.fail(new EmbedderError({ operation: "load", message: "embedding model test-model could not be loaded" }))
+            : Effect.succeed(texts.map(mockEmbedding))
+        })
+    })
+  )
+  return { layer, calls }
+}
+
+/** A statement node embedded with the mock model. */
+export const node = (id: string, content: string, overrides: Partial<MemoryNode> = {}): MemoryNode =>
+  makeNode({
+    id,
+    type: "semantic",
+    content,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    lastAccessed: "2026-01-01T00:00:00.000Z",
+    embedding: mockEmbedding(content),
+    embedModel: MOCK_MODEL_ID,
+    ...overrides
+  })
+
+export const edge = (source: string, target: string, weight = 1): Edge => ({
+  source,
+  target,
+  type: "association",
+  weight,
+  createdAt: "2026-01-01T00:00:00.000Z"
+})
+
+export const graphOf = (nodes: ReadonlyArray<MemoryNode>, edges: ReadonlyArray<Edge> = []): Graph => ({
+  nodes: new Map(nodes.map((n) => [n.id, n])),
+  edges: [...edges]
+})
+
+export interface WorldOptions {
+  readonly graph?: Graph
+  readonly embedder?: Layer.Layer<Embedder>
+  /** Configuration overrides by snake_case name (e.g. { cold_start_session_count: "0" }). */
+  readonly config?: Record<string, string>
+  readonly warn?: (line: string) => void
+}
+
+/** Retriever over in-memory stores, the mock embedder and default configuration. */
+export const world = (options: WorldOptions = {}) => {
+  const config = ConfigFromValues("/nonexistent/awhm-retrieval-test", options.config ?? {})
+  const stores = Layer.mergeAll(
+    RawLogMemory,
+    SessionBufferMemory,
+    Layer.effect(GraphStore, makeGraphStoreMemory(options.graph)),
+    options.embedder ?? countingEmbedder().layer
+  ).pipe(Layer.provideMerge(config))
+  return makeRetrieverLayer({ persist: false, warn: options.warn ?? (() => {}) }).pipe(Layer.provideMerge(stores))
+}
+
+/** Logs messages to a session (raw log + buffer, as `awhm log` does); returns their indexes. */
+export const logAll = (
+  sessionId: string,
+  messages: ReadonlyArray<readonly [Role, string] | readonly [Role, string, string]>
+) =>
+  Effect.gen(function* () {
+    const rawLog = yield* RawLog
+    const buffer = yield* SessionBuffer
+    const indexes: Array<number> = []
+    for (const [role, content, timestamp] of messages) {
+      const entry = yield* rawLog.append({ sessionId, role, content, ...(timestamp !== undefined ? { timestamp } : {}) })
+      yield* buffer.observe(entry)
+      indexes.push(entry.index)
+    }
+    return indexes
+  })
