@@ -67,12 +67,14 @@ export async function run(): Promise<string> {
     const statusBig = time(["status"], big)
     const log = time(["log", "--session", "bench", "--role", "user", "I prefer dark mode"], empty)
     const logBig = time(["log", "--session", "big", "--role", "user", "I prefer dark mode"], big)
+    const load = os.loadavg()[0]!.toFixed(1)
     const row = (what: string, ms: number) => `| ${what} | ${ms.toFixed(0)} |`
     return [
       "## Startup",
       "",
       `Whole-process wall time of the bundled bin, median of ${RUNS} runs after one warm-up run, default`,
       "configuration (the embedding model is never loaded by these commands).",
+      `1-minute load average at the end of the run: ${load} on ${os.cpus().length} cores (wall times grow with it).`,
       "",
       "| Command | ms |",
       "|---|---|",

@@ -1,6 +1,6 @@
 import { Command, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect, Exit, Option } from "effect"
+import { Cause, Console, Effect, Exit, Option } from "effect"
 import { stderrLogger } from "../lib/stderrLogger.js"
 import { subcommands } from "./commands.js"
 import { describeFailure, EXIT_USAGE } from "./errors.js"
@@ -14,27 +14,57 @@ const root = Command.make("awhm").pipe(
 
 const cli = Command.run(root, { name: "awhm", version: VERSION })
 
-/** Runs the CLI on argv and exits with the contract's code; expected errors are one line on stderr. */
+const stripAnsi = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, "")
+
+/**
+ * @effect/cli prints a multi-line help document for bad arguments; the contract wants one line. So its
+ * stderr output is held back and, for a usage error, only the first meaningful line is printed.
+ */
+const withHeldStderr = <A, E, R>(body: (held: Array<string>) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(Effect.console, (base) => {
+    const held: Array<string> = []
+    const hold = (...args: ReadonlyArray<unknown>) => {
+      held.push(args.map(String).join(" "))
+    }
+    const console: Console.Console = {
+      ...base,
+      error: (...args) => Effect.sync(() => hold(...args)),
+      unsafe: { ...base.unsafe, error: hold }
+    }
+    return Effect.withConsole(body(held), console)
+  })
+
+const firstLine = (held: ReadonlyArray<string>): string =>
+  held
+    .flatMap((t) => stripAnsi(t).split("\n"))
+    .map((l) => l.trim())
+    .find((l) => l !== "") ?? "invalid arguments (see --help)"
+
+/** Runs the CLI on argv and returns the contract's exit code; expected errors are one line on stderr. */
 export const main = (argv: ReadonlyArray<string>) =>
-  cli(argv).pipe(
-    Effect.provide(NodeContext.layer),
-    Effect.provide(stderrLogger("awhm")),
-    Effect.exit,
-    Effect.map((exit) => {
-      if (Exit.isSuccess(exit)) return 0
-      const failure = Cause.failureOption(exit.cause)
-      if (Option.isSome(failure)) {
-        // @effect/cli has already printed its own message for bad arguments.
-        if (ValidationError.isValidationError(failure.value)) return EXIT_USAGE
-        const { line, code } = describeFailure(failure.value)
-        process.stderr.write(line + "\n")
-        return code
-      }
-      if (Cause.isInterruptedOnly(exit.cause)) return 130
-      const defect = Cause.squash(exit.cause)
-      process.stderr.write(describeFailure(defect).line + "\n")
-      return 1
-    })
+  withHeldStderr((held) =>
+    cli(argv).pipe(
+      Effect.provide(NodeContext.layer),
+      Effect.provide(stderrLogger("awhm")),
+      Effect.exit,
+      Effect.map((exit) => {
+        const failure = Exit.isFailure(exit) ? Cause.failureOption(exit.cause) : Option.none()
+        if (Option.isSome(failure) && ValidationError.isValidationError(failure.value)) {
+          process.stderr.write(`awhm: ${firstLine(held)}\n`)
+          return EXIT_USAGE
+        }
+        for (const text of held) process.stderr.write(text + "\n")
+        if (Exit.isSuccess(exit)) return 0
+        if (Option.isSome(failure)) {
+          const { line, code } = describeFailure(failure.value)
+          process.stderr.write(line + "\n")
+          return code
+        }
+        if (Cause.isInterruptedOnly(exit.cause)) return 130
+        process.stderr.write(describeFailure(Cause.squash(exit.cause)).line + "\n")
+        return 1
+      })
+    )
   )
 
 export const runCli = (argv: ReadonlyArray<string>) =>

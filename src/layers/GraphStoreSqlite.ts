@@ -14,7 +14,7 @@ import { GraphStore, type GraphChanges, type GraphStoreShape } from "../services
 import { applyChanges, copyGraph, isEmptyChange } from "./graph/applyChanges.js"
 import { corruptGraph } from "./graph/corrupt.js"
 import { readJsonGraphFile } from "./graph/jsonFile.js"
-import { graphMigrations } from "./graph/migrations/index.js"
+import { graphMigrations, latestGraphMigration } from "./graph/migrations/index.js"
 import { decodeNode, nodeToStored } from "./graph/serialization.js"
 
 export interface SqliteStoreOptions {
@@ -74,9 +74,11 @@ const sourceRows = (n: MemoryNode) => {
 
 const toBlob = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength)
 
-// better-sqlite3 may hand back a Buffer at an odd offset of a shared pool: copy into an aligned array.
+// better-sqlite3 hands each BLOB back in its own ArrayBuffer: view it in place (no copy of 150 MB at 100k
+// nodes); copy only if it ever arrives at an unaligned offset.
 const fromBlob = (b: unknown): Float32Array | null => {
   if (!(b instanceof Uint8Array) || b.byteLength % 4 !== 0) return null
+  if (b.byteOffset % 4 === 0) return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4)
   const copy = new Uint8Array(b.byteLength)
   copy.set(b)
   return new Float32Array(copy.buffer)
@@ -152,6 +154,12 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         fs.mkdirSync(path.dirname(file), { recursive: true })
         const reason = damageSeenInHeader(file)
         if (reason !== null) throw corruptGraph(file, reason, snapshotsDir)
+        // Memory is private: create the file owner-only (SQLite gives its -wal and -shm the same mode).
+        try {
+          fs.writeFileSync(file, "", { flag: "wx", mode: 0o600 })
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
+        }
       },
       catch: fail("open")
     })
@@ -170,7 +178,8 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       begin: (conn) => Effect.asVoid(conn.executeUnprepared("BEGIN IMMEDIATE", [], undefined)),
       savepoint: (conn, id) => Effect.asVoid(conn.executeUnprepared(`SAVEPOINT effect_sql_${id}`, [], undefined)),
       commit: (conn) => Effect.asVoid(conn.executeUnprepared("COMMIT", [], undefined)),
-      rollback: (conn) => Effect.asVoid(conn.executeUnprepared("ROLLBACK", [], undefined)),
+      // When BEGIN itself failed (busy) there is nothing to roll back; that must stay a typed failure, not a defect.
+      rollback: (conn) => Effect.ignore(conn.executeUnprepared("ROLLBACK", [], undefined)),
       rollbackSavepoint: (conn, id) =>
         Effect.asVoid(conn.executeUnprepared(`ROLLBACK TO SAVEPOINT effect_sql_${id}`, [], undefined))
     })
@@ -332,23 +341,33 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
 
     // ---- open: migrations and the one-time import of a reference JSON graph ----
 
-    yield* withImmediate(
-      Effect.gen(function* () {
-        yield* Migrator.make({})({ loader: graphMigrations }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
-        const done = yield* sql<{ value: string }>`SELECT value FROM meta WHERE key = 'json_import_done'`
-        if (done.length > 0) return
-        const importJson = options.importJson
-        if (importJson != null && fs.existsSync(importJson)) {
-          const [{ n }] = (yield* sql<{ n: number }>`SELECT count(*) AS n FROM nodes`) as [{ n: number }]
-          if (n === 0) {
-            const graph = yield* readJsonGraphFile(importJson, snapshotsDir)
-            yield* writeNodes(Array.from(graph.nodes.values()))
-            yield* writeEdges(graph.edges)
+    // Checked with a plain read first: opening an up-to-date store must not wait for another process's
+    // write transaction (a hook's query while a consolidation runs).
+    const upToDate = yield* sql<{ m: number | null; done: string | null }>`SELECT
+        (SELECT max(migration_id) FROM effect_sql_migrations) AS m,
+        (SELECT value FROM meta WHERE key = 'json_import_done') AS done`.pipe(
+      Effect.map(([row]) => row !== undefined && row.m !== null && row.m >= latestGraphMigration && row.done !== null),
+      Effect.orElseSucceed(() => false)
+    )
+    if (!upToDate) {
+      yield* withImmediate(
+        Effect.gen(function* () {
+          yield* Migrator.make({})({ loader: graphMigrations }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+          const done = yield* sql<{ value: string }>`SELECT value FROM meta WHERE key = 'json_import_done'`
+          if (done.length > 0) return
+          const importJson = options.importJson
+          if (importJson != null && fs.existsSync(importJson)) {
+            const [{ n }] = (yield* sql<{ n: number }>`SELECT count(*) AS n FROM nodes`) as [{ n: number }]
+            if (n === 0) {
+              const graph = yield* readJsonGraphFile(importJson, snapshotsDir)
+              yield* writeNodes(Array.from(graph.nodes.values()))
+              yield* writeEdges(graph.edges)
+            }
           }
-        }
-        yield* sql`INSERT OR REPLACE INTO meta (key, value) VALUES ('json_import_done', ${new Date().toISOString()})`
-      })
-    ).pipe(Effect.mapError(fail("open")))
+          yield* sql`INSERT OR REPLACE INTO meta (key, value) VALUES ('json_import_done', ${new Date().toISOString()})`
+        })
+      ).pipe(Effect.mapError(fail("open")))
+    }
 
     const readTransaction = <A, E, R>(body: Effect.Effect<A, E, R>) => sql.withTransaction(body)
 

@@ -114,7 +114,7 @@ export const extractFromMessage = (entry: RawLogEntry, options: ExtractOptions):
         validTo: null,
         mentionedDates: [],
         entityType: e.label,
-        origin: "rule"
+        origin: "ner"
       })
     }
   }

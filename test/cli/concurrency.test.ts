@@ -19,7 +19,8 @@ describe("concurrent awhm log processes", () => {
       const worker = async (w: number) => {
         for (let i = 0; i < CALLS; i++) {
           const r = await runAwhm(["log", "--session", "shared", "--role", "user", "--json", `I prefer tool-w${w}-m${i}`], {
-            dataDir: tmp.dir
+            dataDir: tmp.dir,
+            timeoutMs: 120_000
           })
           if (r.code !== 0) throw new Error(`worker ${w} call ${i} exited ${r.code}: ${r.stderr}`)
         }
@@ -41,6 +42,6 @@ describe("concurrent awhm log processes", () => {
       const status = await runAwhm(["status", "--json"], { dataDir: tmp.dir })
       expect(JSON.parse(status.stdout)).toMatchObject({ sessions: 1, logMessages: 200, bufferEntries: 200 })
     },
-    300_000
+    600_000 // 200 process starts: about 0.5 s of CPU each
   )
 })

@@ -1,8 +1,9 @@
 import { createHmac } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, expectTypeOf, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import type { CorruptFile, NodeNotFound, StorageError } from "../../src/domain/errors.js"
 import { type Edge, makeNode, type MemoryNode } from "../../src/domain/Node.js"
 import { ConfigFromValues } from "../../src/layers/ConfigLive.js"
 import { GraphStoreJson, makeGraphStoreJson } from "../../src/layers/GraphStoreJson.js"
@@ -79,6 +80,10 @@ const seed = (dir: string, backend: "sqlite" | "json") =>
   })
 
 describe("hardDelete", () => {
+  it("can fail only with NodeNotFound or a storage error", () => {
+    expectTypeOf<Effect.Effect.Error<ReturnType<typeof hardDelete>>>().toEqualTypeOf<NodeNotFound | StorageError | CorruptFile>()
+  })
+
   for (const backend of ["sqlite", "json"] as const) {
     it.scopedLive(`${backend}: removes the node, its siblings, source message, buffer entries and every copy of the text`, () =>
       Effect.gen(function* () {

@@ -199,3 +199,57 @@ describe("awhm eval --format longmemeval", () => {
     expect([limited.questions, limited.sessions]).toEqual([1, 1])
   })
 })
+
+describe("awhm eval --format locomo", () => {
+  const LOCOMO = path.join(ROOT, "test", "fixtures", "locomo-mini.json")
+
+  it("reports evidence recall by provenance and answer-substring recall, categories 1-4 only", async () => {
+    const r = await runAwhm(["eval", "--corpus", LOCOMO, "--format", "locomo", "--json"], { dataDir: tmp.dir })
+    expect(r.code).toBe(0)
+    const report = JSON.parse(r.stdout)
+    expect(report).toMatchObject({
+      corpus: "locomo-mini",
+      format: "locomo",
+      conversations: 1,
+      sessions: 2,
+      messages: 5,
+      // The adversarial (category 5) question is not asked.
+      questions: 3,
+      k: 5,
+      recall_any_at_10: 1,
+      recall_at_k: 1,
+      answer_recall_at_k: 1,
+      audited: null
+    })
+    expect(Object.keys(report.by_category).sort()).toEqual(["single-hop", "temporal"])
+    expect(report.cases.map((c: { id: string; answer: Array<string> }) => [c.id, c.answer])).toEqual([
+      ["locomo_0_qa0", ["Pepper"]],
+      ["locomo_0_qa1", ["along the canal"]],
+      ["locomo_0_qa2", ["pottery"]]
+    ])
+    const human = await runAwhm(["eval", "--corpus", LOCOMO, "--format", "locomo"], { dataDir: tmp.dir })
+    expect(human.stdout).toContain("Answer substring Recall@5: 1.000")
+  })
+
+  it("uses locomo_audit_errors.json beside the corpus for the audited figures", async () => {
+    const dir = path.join(tmp.dir, "locomo-audited")
+    fs.mkdirSync(dir)
+    const file = path.join(dir, "locomo-mini.json")
+    fs.copyFileSync(LOCOMO, file)
+    fs.writeFileSync(
+      path.join(dir, "locomo_audit_errors.json"),
+      JSON.stringify([{ question_id: "locomo_0_qa2", error_type: "WRONG_CITATION", correct_evidence: ["D9:9"] }])
+    )
+    const report = JSON.parse((await runAwhm(["eval", "--corpus", file, "--format", "locomo", "--json"], { dataDir: tmp.dir })).stdout)
+    // The corrected citation D9:9 does not exist, so that question can no longer be a hit: 2 of 3.
+    expect(report.audited.recall_any_at_10).toBeCloseTo(2 / 3, 12)
+    expect(report.recall_any_at_10).toBe(1)
+  })
+
+  it("a file that is not LoCoMo is one clear error, exit 1", async () => {
+    const file = writeJson("not-locomo.json", [{ conversation: { session_1: [{ speaker: "A" }] }, qa: [] }])
+    const r = await runAwhm(["eval", "--corpus", file, "--format", "locomo"], { dataDir: tmp.dir })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe(`awhm: malformed LoCoMo corpus ${file}: conversation 0 session 1 has malformed turns\n`)
+  })
+})

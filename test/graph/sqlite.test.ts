@@ -3,7 +3,7 @@ import * as path from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Fiber, Layer } from "effect"
 import { ConfigFromValues } from "../../src/layers/ConfigLive.js"
 import { GraphStoreSqlite, makeGraphStoreSqlite } from "../../src/layers/GraphStoreSqlite.js"
 import { GraphStore } from "../../src/services/GraphStore.js"
@@ -35,6 +35,8 @@ describe("GraphStoreSqlite", () => {
       yield* store.commit({ upsertNodes: [fullNode("n1")] })
       const sql = yield* inspect(store.location!)
       expect(yield* sql`PRAGMA journal_mode`).toEqual([{ journal_mode: "wal" }])
+      expect((fs.statSync(store.location!).mode & 0o777).toString(8)).toBe("600")
+      expect((fs.statSync(store.location! + "-wal").mode & 0o777).toString(8)).toBe("600")
       const indexes = yield* sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name`
       expect(indexes.map((r) => r.name)).toEqual(["edges_target", "node_sources_node", "nodes_canonical_key", "nodes_status"])
       const sources = yield* sql`SELECT session_id, message_index, node_id FROM node_sources ORDER BY session_id`
@@ -86,6 +88,33 @@ describe("GraphStoreSqlite", () => {
       // The WAL holds only the pages this commit touched (a handful of 4 KiB frames).
       expect(fs.statSync(walFile).size).toBeLessThan(64 * 1024)
       expect(yield* store.counts).toEqual({ nodes: 3001, edges: 0 })
+    })
+  )
+
+  it.scopedLive("an up-to-date store opens and reads while another connection holds a write transaction", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir()
+      const writer = yield* open(dir)
+      yield* writer.commit({ upsertNodes: [plainNode("a")] })
+      const slow = yield* Effect.fork(
+        writer.update(() => Effect.as(Effect.sleep(1500), [undefined, { upsertNodes: [plainNode("late")] }] as const))
+      )
+      yield* Effect.sleep(200)
+      // A reader that would give up after 100 ms if it had to wait for the write lock.
+      const reader = yield* makeGraphStoreSqlite({
+        file: path.join(dir, "graph", "memory_graph.sqlite"),
+        snapshotsDir: path.join(dir, "snapshots"),
+        busyTimeoutMs: 100
+      })
+      expect(Array.from((yield* reader.load()).nodes.keys())).toEqual(["a"])
+      // A second writer that cannot get the lock in time gets a typed error, not a crash.
+      const busy = yield* Effect.flip(reader.commit({ upsertNodes: [plainNode("b")] }))
+      expect(busy).toMatchObject({
+        _tag: "StorageError",
+        message: `the memory graph ${path.join(dir, "graph", "memory_graph.sqlite")} stayed locked by another process; try again`
+      })
+      yield* Fiber.join(slow)
+      expect(Array.from((yield* reader.load()).nodes.keys())).toEqual(["a", "late"])
     })
   )
 

@@ -129,6 +129,16 @@ describe("awhm hook (edge cases)", () => {
     expect(logLines(dir, "claude-d").map((l) => l.content)).toEqual(["My name is Alice"])
   })
 
+  it("warnings go to stderr: stdout stays what Claude Code reads", async () => {
+    const dir = tempDir()
+    fs.mkdirSync(path.join(dir, "wal"), { recursive: true })
+    fs.writeFileSync(dataPaths(dir).walFile("claude-w"), "not a WAL")
+    const r = await runAwhm(["hook", "prompt"], { dataDir: dir, input: JSON.stringify({ session_id: "w", prompt: "My name is Alice" }) })
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe("")
+    expect(r.stderr).toBe(`awhm hook warn: ignored a damaged session buffer WAL ${dataPaths(dir).walFile("claude-w")}; it will be rewritten\n`)
+  })
+
   it("--help goes through the full CLI and lists the four hooks", async () => {
     const r = await runAwhm(["hook", "--help"])
     expect(r.code).toBe(0)

@@ -3,7 +3,8 @@ import * as path from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { makeTempDir, ROOT } from "../support/cli.js"
+import { dataPaths } from "../../src/lib/paths.js"
+import { makeTempDir, ROOT, runAwhm } from "../support/cli.js"
 
 // The real built server (dist/awhm-mcp.mjs) spoken to by the official MCP client over stdio.
 
@@ -27,6 +28,11 @@ describe("awhm-mcp over stdio", () => {
   }
 
   beforeAll(async () => {
+    // An earlier session, logged through the CLI before the server starts.
+    const logged = await runAwhm(["log", "--session", "earlier", "--role", "user", "The staging database is PostgreSQL 16"], { dataDir: temp.dir })
+    expect(logged.code).toBe(0)
+    // A torn line (a crash mid-write): reading the log warns about it, on stderr only.
+    fs.appendFileSync(dataPaths(temp.dir).logFile("earlier"), '{"timestamp":"2026-01-01T00:00:00Z","sess\n')
     const env: Record<string, string> = {}
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("AWHM_")) env[k] = v
     const transport = new StdioClientTransport({
@@ -102,8 +108,8 @@ describe("awhm-mcp over stdio", () => {
       node_count: 0,
       edge_count: 0,
       buffer_entries: 1,
-      total_sessions: 1,
-      log_messages: 2
+      total_sessions: 2,
+      log_messages: 3
     })
     expect(JSON.parse(r.text)).toEqual(r.structured)
   })
@@ -118,24 +124,36 @@ describe("awhm-mcp over stdio", () => {
 
   let nodeId = ""
 
-  it("memory_consolidate turns the session into graph nodes", async () => {
+  it("memory_consolidate turns every pending session into graph nodes", async () => {
     const r = await call("memory_consolidate")
     expect(r.isError).toBe(false)
     const s = r.structured as { newNodes: number; sessions: Record<string, number> }
-    expect(s.newNodes).toBeGreaterThan(0)
-    expect(s.sessions).toEqual({ [sessionId]: s.newNodes })
-    expect(r.text).toBe(`Consolidated 1 session(s), ${s.newNodes} new node(s):\n  - ${sessionId}: ${s.newNodes} new node(s)`)
+    const mine = s.sessions[sessionId]!
+    const earlier = s.sessions["earlier"]!
+    expect(Object.keys(s.sessions)).toEqual(["earlier", sessionId])
+    expect(mine).toBeGreaterThan(0)
+    expect(earlier).toBeGreaterThan(0)
+    expect(s.newNodes).toBe(mine + earlier)
+    expect(r.text).toBe(
+      `Consolidated 2 session(s), ${s.newNodes} new node(s):\n  - earlier: ${earlier} new node(s)\n  - ${sessionId}: ${mine} new node(s)`
+    )
     expect((await call("memory_consolidate")).text).toBe("No pending sessions to consolidate.")
     const status = (await call("memory_status")).structured as { node_count: number }
     expect(status.node_count).toBe(s.newNodes)
+  })
 
-    const q = await call("memory_query", { query: "favourite editor", with_trace: true })
+  it("memory_query returns graph memories with their node id, and traces on request", async () => {
+    const q = await call("memory_query", { query: "staging database", k: 3, with_trace: true })
     const results = (q.structured as { results: Array<{ content: string; source: string; nodeId?: string; trace?: object }> }).results
-    const graphHit = results.find((x) => x.source === "graph" && x.content === "My favourite editor is Helix")
-    expect(graphHit?.nodeId).toBeTypeOf("string")
-    expect(graphHit?.trace).toBeDefined()
-    expect(q.text).toMatch(/\n   trace=\{"association": [\d.]+, "confidence": [\d.]+, "lexical_score": [\d.]+, "semantic_sim": -?[\d.]+, "status_bonus": [\d.]+, "strength": [\d.]+\}/)
-    nodeId = graphHit!.nodeId!
+    expect(results[0]).toMatchObject({ content: "The staging database is PostgreSQL 16", source: "graph" })
+    expect(results[0]!.nodeId).toMatch(/^[0-9a-f-]{36}$/)
+    const lines = q.text.split("\n")
+    expect(lines[0]).toMatch(/^1\. \[graph\] \(score: \d\.\d{3}\) The staging database is PostgreSQL 16$/)
+    expect(lines[1]).toMatch(
+      /^ {3}trace=\{"association": [\d.]+, "confidence": [\d.]+, "lexical_score": [\d.]+, "semantic_sim": -?[\d.]+, "status_bonus": [\d.]+, "strength": [\d.]+\}$/
+    )
+    nodeId = results[0]!.nodeId!
+    expect((await call("memory_query", { query: "zebra giraffe" })).text).toBe("No memories found.")
   })
 
   it("memory_snapshot_create writes a snapshot file", async () => {
@@ -153,8 +171,8 @@ describe("awhm-mcp over stdio", () => {
     expect(r.text).toMatch(new RegExp(`^Deleted node ${nodeId}: removed \\d+ edges?, 1 raw-log message, \\d+ buffer entr(y|ies)`))
     const again = await call("memory_delete_node", { node_id: nodeId })
     expect(again).toEqual({ isError: true, text: `Node ${nodeId} not found.`, structured: undefined })
-    const q = await call("memory_query", { query: "favourite editor Helix", include_history: true })
-    expect(q.text).not.toContain("Helix")
+    const q = await call("memory_query", { query: "staging database PostgreSQL", include_history: true })
+    expect(q.text).not.toContain("PostgreSQL 16")
   })
 
   it("bad arguments are tool errors and the server keeps serving", async () => {
@@ -177,6 +195,8 @@ describe("awhm-mcp over stdio", () => {
 
   it("keeps stdout for the protocol: logs go to stderr only", () => {
     // Any stray stdout line would have broken the client above; stderr carries no memory content.
+    expect(stderr).toMatch(/^awhm-mcp warn: skipped 1 damaged line\(s\) \(line 2\) in .*earlier\.jsonl$/m)
     expect(stderr).not.toContain("Helix")
+    expect(stderr).not.toContain("PostgreSQL")
   })
 })

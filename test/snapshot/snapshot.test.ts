@@ -1,7 +1,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, expectTypeOf, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import type { CorruptFile, StorageError } from "../../src/domain/errors.js"
 import { makeNode } from "../../src/domain/Node.js"
 import { ConfigFromValues } from "../../src/layers/ConfigLive.js"
 import { GraphStoreSqlite } from "../../src/layers/GraphStoreSqlite.js"
@@ -21,6 +22,11 @@ const live = (dir: string) =>
 const NAME = /^snapshot_\d{8}_\d{6}_\d{3}_\d{4}[0-9a-f]{6}\.json$/
 
 describe("snapshots", () => {
+  it("create and restore can fail only with a storage error or a damaged file", () => {
+    expectTypeOf<Effect.Effect.Error<ReturnType<typeof createSnapshot>>>().toEqualTypeOf<StorageError | CorruptFile>()
+    expectTypeOf<Effect.Effect.Error<ReturnType<typeof restoreSnapshot>>>().toEqualTypeOf<StorageError | CorruptFile>()
+  })
+
   it.scopedLive("create writes the graph and every session's buffer in the reference's format", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir()

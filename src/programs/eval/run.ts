@@ -24,13 +24,13 @@ export interface EvalRequest {
 }
 
 /** A progress line on stderr, only for a person watching a terminal (never in pipes or tests). */
-export const terminalProgress = (label: string) => {
+export const terminalProgress = (label: string, unit: string) => {
   if (!process.stderr.isTTY) return { update: undefined, done: () => {} }
   let shown = false
   return {
     update: (done: number, total: number) => {
       shown = true
-      process.stderr.write(`\r${label}: ${done}/${total} questions`)
+      process.stderr.write(`\r${label}: ${done}/${total} ${unit}`)
     },
     done: () => {
       if (shown) process.stderr.write("\n")
@@ -56,7 +56,7 @@ export const runEval = Effect.fn("runEval")(function* (request: EvalRequest) {
   }
   // The reference's replay turns raw-log search off; an explicit setting turns it back on.
   const coldStart = env.AWHM_COLD_START_SESSION_COUNT !== undefined ? loaded.coldStartSessionCount : 0
-  const progress = terminalProgress("awhm eval")
+  const progress = terminalProgress("awhm eval", request.format === "locomo" ? "conversations" : "questions")
   if (request.format === "locomo") {
     const { report, summary } = yield* runLocomoEval(request.corpus, loaded, {
       k: request.k,

@@ -8,8 +8,13 @@ import { processIO, runHook } from "./run.js"
  */
 export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
   const io = processIO()
-  const { args, problems } = parseHookArgv(argv)
-  for (const problem of problems) io.stderr(`awhm hook error: ${problem}\n`)
-  if (args !== null) await Effect.runPromise(runHook(args, io))
+  try {
+    const { args, problems } = parseHookArgv(argv)
+    for (const problem of problems) io.stderr(`awhm hook error: ${problem}\n`)
+    if (args !== null) await Effect.runPromise(runHook(args, io))
+  } catch (e) {
+    // runHook never fails; this is the last guard of the "never block the agent" promise.
+    io.stderr(`awhm hook error: ${(e instanceof Error ? e.message : String(e)).split("\n")[0]}\n`)
+  }
   process.exitCode = 0
 }

@@ -1,5 +1,6 @@
 import { Cause, Effect, Option } from "effect"
 import { loadConfig } from "../../layers/ConfigLive.js"
+import { stderrLogger } from "../../lib/stderrLogger.js"
 import { parsePayload } from "./payload.js"
 import { renderSettings } from "./settings.js"
 
@@ -86,7 +87,10 @@ const runEvent = (args: HookArgs, io: HookIO) =>
  * stderr, so a hook can never block the agent.
  */
 export const runHook = (args: HookArgs, io: HookIO): Effect.Effect<void> =>
-  runEvent(args, io).pipe(Effect.catchAllCause((cause) => Effect.sync(() => io.stderr(errorLine(cause) + "\n"))))
+  runEvent(args, io).pipe(
+    Effect.catchAllCause((cause) => Effect.sync(() => io.stderr(errorLine(cause) + "\n"))),
+    Effect.provide(stderrLogger("awhm hook"))
+  )
 
 /** The real process's stdin (empty when it is a terminal: there is no payload to wait for). */
 export const readProcessStdin = async (): Promise<string> => {

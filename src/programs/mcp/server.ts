@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto"
 import { McpServer } from "@effect/ai"
 import { NodeSink, NodeStream } from "@effect/platform-node"
-import { Cause, Effect, Exit, Fiber, Layer, Logger } from "effect"
+import { Cause, Effect, Exit, Fiber, Layer } from "effect"
 import type { AwhmConfigShape } from "../../domain/Config.js"
+import { stderrLogger } from "../../lib/stderrLogger.js"
 import { memoryHandlersLayer } from "./handlers.js"
 import { registerMemoryTools } from "./register.js"
 import { renderers } from "./renderers.js"
@@ -14,15 +15,6 @@ export const SERVER_NAME = "awhm"
 /** One session per server process, as the reference: everything this client logs goes to it. */
 export const newMcpSessionId = (): string => `mcp-${randomUUID()}`
 
-/** Effect's logs go to stderr: stdout carries the JSON-RPC stream and nothing else. */
-const stderrLogger = Logger.replace(
-  Logger.defaultLogger,
-  Logger.make(({ logLevel, message }) => {
-    const text = Array.isArray(message) ? message.map(String).join(" ") : String(message)
-    process.stderr.write(`awhm-mcp ${logLevel.label.toLowerCase()}: ${text}\n`)
-  })
-)
-
 /** The whole stdio MCP server for one data directory. Launch it with Layer.launch. */
 export const McpServerLive = (config: AwhmConfigShape, version: string, sessionId = newMcpSessionId()) =>
   Layer.effectDiscard(registerMemoryTools(renderers)).pipe(
@@ -31,7 +23,7 @@ export const McpServerLive = (config: AwhmConfigShape, version: string, sessionI
       McpServer.layerStdio({ name: SERVER_NAME, version, stdin: NodeStream.stdin, stdout: NodeSink.stdout })
     ),
     Layer.provide(mcpServicesLayer(config)),
-    Layer.provide(stderrLogger)
+    Layer.provide(stderrLogger("awhm-mcp"))
   )
 
 /**

@@ -1,7 +1,9 @@
 import type { Graph, MemoryNode } from "../../domain/Node.js"
+import { analyze } from "../../lib/IndexAnalyzer.js"
 import { LexicalIndex } from "../../lib/LexicalIndex.js"
 import { VectorIndex } from "../../lib/VectorIndex.js"
-import { refKey } from "./rank.js"
+import { refKey, windowStart } from "./rank.js"
+import { indexedText } from "./RawLogView.js"
 
 export interface Neighbour {
   readonly id: string
@@ -31,7 +33,8 @@ export class GraphView {
     private readonly modelId: string | null,
     bm25: { readonly k1?: number; readonly b?: number } = {}
   ) {
-    this.lexical = new LexicalIndex(bm25)
+    // The raw log's analyzer, so lexical scores of both sources are on one footing.
+    this.lexical = new LexicalIndex({ ...bm25, analyzer: analyze })
   }
 
   /** Brings the view in line with a freshly loaded graph. */
@@ -39,7 +42,9 @@ export class GraphView {
     const previous = this.nodes
     for (const [id, node] of graph.nodes) {
       const old = previous.get(id)
-      if (old === undefined || old.content !== node.content) this.lexical.add(id, node.content)
+      if (old === undefined || old.content !== node.content || windowStart(old) !== windowStart(node)) {
+        this.lexical.add(id, indexedText(node.content, windowStart(node)))
+      }
     }
     for (const id of previous.keys()) {
       if (!graph.nodes.has(id)) {

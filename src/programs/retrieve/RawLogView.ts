@@ -146,9 +146,10 @@ export class RawLogView {
     return mark === undefined || mark.mtimeMs !== mtimeMs || mtimeMs >= mark.readAt - RACY_MS
   }
 
-  /** Replaces what the view holds of one session with its log as just read. */
-  syncSession(sessionId: string, entries: ReadonlyArray<RawLogEntry>, mark: SessionMark): void {
+  /** Replaces what the view holds of one session with its log as just read; true when a message changed. */
+  syncSession(sessionId: string, entries: ReadonlyArray<RawLogEntry>, mark: SessionMark): boolean {
     const old = this.sessions.get(sessionId)
+    let changed = old === undefined
     const keys: Array<string> = []
     const sorted = [...entries].sort((a, b) => a.index - b.index)
     const seen = new Set<string>()
@@ -158,6 +159,7 @@ export class RawLogView {
       keys.push(key)
       const existing = this.docs.get(key)
       if (existing !== undefined && existing.content === e.content && existing.timestamp === e.timestamp) continue
+      changed = true
       const scope = typeof e.metadata.scope === "string" ? e.metadata.scope : null
       this.docs.set(key, {
         key, sessionId, index: e.index, timestamp: e.timestamp, role: e.role, scope, content: e.content, prev: null, next: null
@@ -167,13 +169,18 @@ export class RawLogView {
       this.vectorOf.delete(key)
       this.unembedded.add(key)
     }
-    for (const key of old?.keys ?? []) if (!seen.has(key)) this.removeDoc(key)
+    for (const key of old?.keys ?? []) {
+      if (seen.has(key)) continue
+      this.removeDoc(key)
+      changed = true
+    }
     keys.forEach((key, i) => {
       const doc = this.docs.get(key)!
       doc.prev = keys[i - 1] ?? null
       doc.next = keys[i + 1] ?? null
     })
     this.sessions.set(sessionId, { ...mark, keys })
+    return changed
   }
 
   /** Forgets a session whose log is gone. */

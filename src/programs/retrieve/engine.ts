@@ -10,9 +10,21 @@ import {
   type BlendWeights, type EligibilityContext, type Ranked
 } from "./rank.js"
 import type { RawDoc, RawLogView } from "./RawLogView.js"
+import type { LexicalHit } from "../../lib/LexicalIndex.js"
 import { validAt } from "../../lib/time.js"
 
+/** How raw-log lines are scored (defaults below; overridable for measurements). */
+export interface RawTuning {
+  /** Share of the lexical score in a line's own score when semantics are on (1: lexical only). */
+  readonly lexicalShare: number
+  /** Weight of the best neighbouring line's own score. */
+  readonly neighbourWeight: number
+  /** Weight of the session's relevance (mean of its best few lines). */
+  readonly sessionWeight: number
+}
+
 export interface RankSettings extends BlendWeights {
+  readonly raw: RawTuning
   readonly bm25AnchorRatio: number
   readonly embedThreshold: number
   readonly neighborExpansion: boolean
@@ -56,9 +68,7 @@ export const BUFFER_MIN_RELEVANCE = 0.5
 // Raw-log blend, measured on LoCoMo (bench/locomo.ts): lexical share when semantics are on, and the weights
 // with which a message borrows from its neighbours (a reply answers what came before it) and from the
 // best messages of its session.
-export const RAW_LEXICAL_SHARE = 0.4
-export const RAW_NEIGHBOUR_WEIGHT = 0.3
-export const RAW_SESSION_WEIGHT = 0.5
+export const DEFAULT_RAW_TUNING: RawTuning = { lexicalShare: 0.4, neighbourWeight: 0.3, sessionWeight: 0.5 }
 const RAW_SESSION_TOP = 3
 
 const pool = (k: number) => Math.max(5 * k, 50)
@@ -80,9 +90,17 @@ export const rankQuery = (req: RankRequest, settings: RankSettings, sources: Ran
   }
   const items: Array<Ranked> = []
   items.push(...rankBuffer(req, sources.buffer))
-  const graph = sources.graph === null ? { ranked: [], nodes: new Map<string, { node: MemoryNode; strength: Strength }>() } : rankGraph(req, settings, ctx, sources.graph)
+  const graphSearch = sources.graph === null ? null : graphLexical(req, ctx, sources.graph)
+  const rawSearch = sources.raw === null ? null : rawLexical(req, sources.raw, sources.graph, sources.staleRefs ?? new Set())
+  // Lexical relevance is relative to the best match in either source, so a graph memory matching only a
+  // name is not "the best lexical match" while a log line matches the whole question.
+  const bestLexical = Math.max(graphSearch?.hits[0]?.score ?? 0, rawSearch?.hits[0]?.score ?? 0)
+  const graph =
+    sources.graph === null || graphSearch === null
+      ? { ranked: [], nodes: new Map<string, { node: MemoryNode; strength: Strength }>() }
+      : rankGraph(req, settings, ctx, sources.graph, graphSearch, bestLexical)
   items.push(...graph.ranked)
-  if (sources.raw !== null) items.push(...rankRawLog(req, settings, sources.raw, sources.graph, sources.staleRefs ?? new Set()))
+  if (sources.raw !== null && rawSearch !== null) items.push(...rankRawLog(req, settings, sources.raw, rawSearch, bestLexical))
   const results = mergeResults(items, req.k)
   const returnedNodes: Array<{ node: MemoryNode; strength: Strength }> = []
   for (const r of results) {
@@ -106,15 +124,31 @@ const rankBuffer = (req: RankRequest, hits: ReadonlyArray<BufferHit>): Array<Ran
         : {})
     }))
 
-const rankGraph = (req: RankRequest, settings: RankSettings, ctx: EligibilityContext, view: GraphView) => {
+interface LexicalSearch {
+  readonly hits: ReadonlyArray<LexicalHit>
+  readonly accept: (key: string) => boolean
+}
+
+const graphLexical = (req: RankRequest, ctx: EligibilityContext, view: GraphView): LexicalSearch => {
   const nodes = view.nodes
-  const eligible = (id: string) => {
+  const accept = (id: string) => {
     const n = nodes.get(id)
     return n !== undefined && isEligible(n, ctx) && !excludedNode(n, req.exclude)
   }
-  const n = pool(req.k)
-  const lexHits = view.lexical.search(req.query, n, eligible)
-  const best = lexHits[0]?.score ?? 0
+  return { hits: view.lexical.search(req.query, pool(req.k), accept), accept }
+}
+
+const rankGraph = (
+  req: RankRequest,
+  settings: RankSettings,
+  ctx: EligibilityContext,
+  view: GraphView,
+  search: LexicalSearch,
+  best: number
+) => {
+  const nodes = view.nodes
+  const eligible = search.accept
+  const lexHits = search.hits
   const lexical = new Map<string, number>()
   const anchors = new Set<string>()
   for (const h of lexHits) {
@@ -182,13 +216,12 @@ const excludedNode = (node: MemoryNode, exclude: ReadonlySet<string>): boolean =
   node.sourceRefs.length > 0 &&
   node.sourceRefs.every((r) => exclude.has(refKey(r.sessionId, r.messageIndex)))
 
-const rankRawLog = (
+const rawLexical = (
   req: RankRequest,
-  settings: RankSettings,
   raw: RawLogView,
   graph: GraphView | null,
   staleRefs: ReadonlySet<string>
-): Array<Ranked> => {
+): LexicalSearch => {
   const moment = req.asOf ?? req.now
   // A line whose statement has been superseded (or whose window is not open at the moment asked about) is
   // history: it stays out unless history is asked for, so a stale value never comes back through the log.
@@ -219,16 +252,26 @@ const rankRawLog = (
     }
     return ok
   }
+  return { hits: raw.lexical.search(req.query, pool(req.k), accept), accept }
+}
+
+const rankRawLog = (
+  req: RankRequest,
+  settings: RankSettings,
+  raw: RawLogView,
+  search: LexicalSearch,
+  best: number
+): Array<Ranked> => {
   const n = pool(req.k)
-  const lexHits = raw.lexical.search(req.query, n, accept)
-  const best = lexHits[0]?.score ?? 0
+  const accept = search.accept
   const lexical = new Map<string, number>()
-  for (const h of lexHits) lexical.set(h.key, best > 0 ? h.score / best : 0)
+  for (const h of search.hits) lexical.set(h.key, best > 0 ? h.score / best : 0)
   const q = req.queryVector
   const vectors = q !== null && raw.vectors !== null && raw.vectors.dim === q.length ? raw.vectors : null
   const semantic = new Map<string, number>()
   if (vectors !== null) for (const h of vectors.search(q!, n, accept)) semantic.set(h.id, Math.max(0, h.score))
-  const lexShare = vectors === null ? 1 : RAW_LEXICAL_SHARE
+  const tuning = settings.raw
+  const lexShare = vectors === null ? 1 : tuning.lexicalShare
   const own = new Map<string, { lex: number; sim: number; h: number }>()
   const score = (key: string) => {
     let s = own.get(key)
@@ -264,20 +307,26 @@ const rankRawLog = (
     sessionScore.set(sid, sum / RAW_SESSION_TOP)
   }
   const neighbour = (key: string | null) => (key !== null && candidates.has(key) ? score(key).h : 0)
-  const norm = 1 + RAW_NEIGHBOUR_WEIGHT + RAW_SESSION_WEIGHT
-  const ranked: Array<{ doc: RawDoc; score: number; trace: Trace }> = []
+  const scored: Array<{ doc: RawDoc; total: number; s: { lex: number; sim: number }; context: number }> = []
+  let top = 0
   for (const key of candidates) {
     const doc = raw.docs.get(key)!
     const s = score(key)
-    const context = RAW_NEIGHBOUR_WEIGHT * Math.max(neighbour(doc.prev), neighbour(doc.next)) + RAW_SESSION_WEIGHT * sessionScore.get(doc.sessionId)!
-    const total = (settings.rawLogScoreScale * (s.h + context)) / norm
-    if (total <= 0) continue
-    ranked.push({
-      doc,
-      score: total,
-      trace: { semanticSim: s.sim, lexicalScore: s.lex, strength: 0, confidence: 0, statusBonus: 1, association: context / norm }
-    })
+    // Context only lifts a message that matches on its own (semantically, at least a little).
+    if (s.h <= 0) continue
+    const context =
+      tuning.neighbourWeight * Math.max(neighbour(doc.prev), neighbour(doc.next)) +
+      tuning.sessionWeight * sessionScore.get(doc.sessionId)!
+    const total = s.h + context
+    if (total > top) top = total
+    scored.push({ doc, total, s, context })
   }
+  // As the reference: relative to the best line, times raw_log_score_scale.
+  const ranked = scored.map(({ doc, total, s, context }) => ({
+    doc,
+    score: (settings.rawLogScoreScale * total) / top,
+    trace: { semanticSim: s.sim, lexicalScore: s.lex, strength: 0, confidence: 0, statusBonus: 1, association: context } satisfies Trace
+  }))
   ranked.sort((a, b) => b.score - a.score || (a.doc.key < b.doc.key ? -1 : 1))
   return ranked.slice(0, n).map(({ doc, score, trace }) => ({
     content: doc.content,

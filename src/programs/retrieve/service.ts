@@ -10,7 +10,7 @@ import { RawLog } from "../../services/RawLog.js"
 import type { RetrieveOptions, RetrieverShape } from "../../services/Retriever.js"
 import { SessionBuffer, type BufferHit } from "../../services/SessionBuffer.js"
 import { currentEntries } from "../../lib/bufferSearch.js"
-import { rankQuery, type RankSettings } from "./engine.js"
+import { DEFAULT_RAW_TUNING, rankQuery, type RankSettings, type RawTuning } from "./engine.js"
 import { GraphView } from "./GraphView.js"
 import { refKey } from "./rank.js"
 import { RawLogView } from "./RawLogView.js"
@@ -28,6 +28,8 @@ export interface RetrieverOptions {
   readonly persist?: boolean
   /** Where warnings go (default stderr). */
   readonly warn?: (line: string) => void
+  /** Raw-log scoring other than the measured defaults (for benchmarks and ablations). */
+  readonly rawTuning?: Partial<RawTuning>
 }
 
 /**
@@ -64,7 +66,8 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
       neighborExpansion: config.neighborExpansion,
       neighborDecay: config.neighborDecay,
       rawLogScoreScale: config.rawLogScoreScale,
-      strength: strengthParams(config)
+      strength: strengthParams(config),
+      raw: { ...DEFAULT_RAW_TUNING, ...options.rawTuning }
     }
 
     const embedOrWarn = (texts: ReadonlyArray<string>) =>
@@ -87,14 +90,16 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
         restored = loadPersisted(persistTarget, rawView)
       }
       let changed = false
+      let marksMoved = false
       const present = new Set<string>()
       for (const s of sessions) {
         present.add(s.sessionId)
         if (!rawView.isStale(s.sessionId, s.mtimeMs)) continue
         const readAt = Date.now()
         const entries = yield* rawLog.read(s.sessionId)
-        rawView.syncSession(s.sessionId, entries, { mtimeMs: s.mtimeMs, readAt })
-        changed = true
+        // The new mark is worth saving too: it spares the next process this read.
+        if (rawView.syncSession(s.sessionId, entries, { mtimeMs: s.mtimeMs, readAt })) changed = true
+        else marksMoved = true
       }
       for (const sid of [...rawView.sessions.keys()]) {
         if (!present.has(sid)) {
@@ -102,7 +107,7 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
           changed = true
         }
       }
-      return { active: true, changed }
+      return { active: true, changed: changed || (marksMoved && restored) }
     })
 
     const embedRawLog = Effect.gen(function* () {
