@@ -121,7 +121,9 @@ export async function run(): Promise<string> {
     const all = yield* loadLocomo(LOCOMO)
     const conversations = limit > 0 ? all.slice(0, limit) : all
     const audit = loadLocomoAudit(AUDIT)
-    const base: AwhmConfigShape = yield* loadConfig({ data_dir: "/nonexistent" }, {})
+    // LOCOMO_CONFIG='{"raw_log_score_scale":"0.75"}': parameters other than the defaults (ablations).
+    const overrides = JSON.parse(process.env["LOCOMO_CONFIG"] ?? "{}") as Record<string, string>
+    const base: AwhmConfigShape = yield* loadConfig({ ...overrides, data_dir: "/nonexistent" }, {})
     const rows: Array<Row> = []
     const runs: Array<{ kind: "mock" | "real"; name: string; opts: Partial<LocomoReplayOptions> }> = [
       { kind: "mock", name: "mock embedder", opts: {} }

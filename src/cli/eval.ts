@@ -23,6 +23,10 @@ const noScopeOption = Options.boolean("no-session-scope").pipe(
   Options.withDescription("Replay every session into one shared store instead of one store per instance")
 )
 
+const rawLogOption = Options.boolean("raw-log").pipe(
+  Options.withDescription("Native/LongMemEval replay: search the raw log too, as a normal query does (the reference's replay did not)")
+)
+
 /** `awhm eval`: the built-in benchmark, or a corpus replay (native, LongMemEval, LoCoMo). */
 export const evalCommand = Command.make(
   "eval",
@@ -34,7 +38,8 @@ export const evalCommand = Command.make(
     longmemeval: longMemEvalOption,
     k: kOption,
     limit: limitOption,
-    noSessionScope: noScopeOption
+    noSessionScope: noScopeOption,
+    rawLog: rawLogOption
   },
   (o) =>
     Effect.gen(function* () {
@@ -51,7 +56,8 @@ export const evalCommand = Command.make(
         format,
         k: o.k,
         ...(limit !== undefined ? { limit } : {}),
-        sessionScope: !o.noSessionScope
+        sessionScope: !o.noSessionScope,
+        rawLog: o.rawLog
       })
       yield* output(o.json, outcome.report, () => outcome.summary)
     })

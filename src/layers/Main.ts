@@ -1,6 +1,12 @@
 import { Layer } from "effect"
 import type { AwhmConfigShape } from "../domain/Config.js"
 import { AppConfig } from "../services/AppConfig.js"
+import type { Embedder } from "../services/Embedder.js"
+import type { GraphStore } from "../services/GraphStore.js"
+import type { RawLog } from "../services/RawLog.js"
+import type { Retriever } from "../services/Retriever.js"
+import type { SessionBuffer } from "../services/SessionBuffer.js"
+import type { Stage2Client } from "../services/Stage2Client.js"
 import { EmbedderMock } from "./EmbedderMock.js"
 import { EmbedderNone } from "./EmbedderNone.js"
 import { EmbedderTransformers } from "./EmbedderTransformers.js"
@@ -47,5 +53,32 @@ export const retrievalLayer = (config: AwhmConfigShape) => {
   return Layer.provideMerge(RetrieverLive, base)
 }
 
+/** Layers an app may supply in place of the built-in ones (each may need AppConfig). */
+export interface AwhmLayers {
+  readonly rawLog?: Layer.Layer<RawLog, unknown, AppConfig>
+  readonly sessionBuffer?: Layer.Layer<SessionBuffer, unknown, AppConfig>
+  readonly graphStore?: Layer.Layer<GraphStore, unknown, AppConfig>
+  readonly embedder?: Layer.Layer<Embedder, unknown, AppConfig>
+  readonly stage2Client?: Layer.Layer<Stage2Client, unknown, AppConfig>
+}
+
+/**
+ * Every service, live as the configuration chooses, except those the caller replaces: an app can bring
+ * its own embedder or store and keep the rest.
+ */
+export const AwhmLive = (config: AwhmConfigShape, replace: AwhmLayers = {}) => {
+  const base = Layer.mergeAll(
+    replace.rawLog ?? RawLogLive,
+    replace.sessionBuffer ?? SessionBufferLive,
+    replace.graphStore ?? (config.storageBackend === "json" ? GraphStoreJson : GraphStoreSqlite),
+    replace.embedder ?? embedderLayer(config),
+    replace.stage2Client ?? (config.stage2Client === "anthropic" ? Stage2Anthropic : Stage2ClaudeCode)
+  ).pipe(Layer.provideMerge(configLayer(config)))
+  return Layer.provideMerge(RetrieverLive, base)
+}
+
+/** Every service an awhm composition provides. */
+export type AwhmServices = RawLog | SessionBuffer | GraphStore | Embedder | Stage2Client | Retriever | AppConfig
+
 /** Every live service. */
-export const MainLive = (config: AwhmConfigShape) => Layer.merge(retrievalLayer(config), stage2Layer(config))
+export const MainLive = (config: AwhmConfigShape) => AwhmLive(config)

@@ -16,6 +16,7 @@ import {
 import { makeGraphStoreJson } from "../layers/GraphStoreJson.js"
 import { makeGraphStoreSqlite } from "../layers/GraphStoreSqlite.js"
 import { dataPaths, type DataPaths } from "../lib/paths.js"
+import { clearRetrievalIndex } from "./retrieve/persist.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { GraphStore } from "../services/GraphStore.js"
 import { RawLog } from "../services/RawLog.js"
@@ -205,8 +206,16 @@ export const hardDelete = Effect.fn("hardDelete")(function* (nodeId: string, opt
     return Effect.succeed([[g.nodes.has(nodeId), edges, gone] as const, { deleteNodes: Array.from(gone) }] as const)
   })
   yield* store.scrub
-  // Temp files of killed writers may hold the text too.
-  for (const dir of [paths.logs, paths.wal, paths.graphDir, paths.meta]) removeStaleTempFiles(dir)
+  yield* Effect.try({
+    try: () => {
+      // The retrieval cache holds copies of logged text (the next query rebuilds it), and temp files of
+      // killed writers may hold the text too.
+      clearRetrievalIndex(config.dataDir)
+      for (const dir of [paths.logs, paths.wal, paths.graphDir, paths.meta]) removeStaleTempFiles(dir)
+    },
+    catch: (e) =>
+      new StorageError({ operation: "scrub", path: config.dataDir, message: `could not clear caches under ${config.dataDir}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` })
+  })
 
   // 6. Tombstone (a salted hash, never the text) and ledger.
   const siblingsRemoved = siblings.map((n) => n.id).filter((id) => removedIds.has(id))

@@ -74,9 +74,11 @@ const seed = (dir: string, backend: "sqlite" | "json") =>
         ? makeGraphStoreJson({ file: paths.graphJson, lockFile: path.join(paths.locks, "graph.lock"), snapshotsDir: paths.snapshots, importSqlite: null })
         : makeGraphStoreSqlite({ file: paths.graphSqlite, importJson: null, snapshotsDir: paths.snapshots })
     yield* Effect.scoped(Effect.flatMap(other, (s) => s.replaceAll({ nodes: new Map(nodes.map((n) => [n.id, n])), edges })))
-    // A temp file a killed writer left behind.
+    // The retrieval cache, and a temp file a killed writer left behind.
+    fs.mkdirSync(path.join(dir, "index"), { recursive: true })
+    fs.writeFileSync(path.join(dir, "index", "rawlog.json"), JSON.stringify({ docs: [`Actually, my token is ${SECRET}`] }))
     fs.writeFileSync(path.join(paths.logs, ".s1.jsonl.999999999.1700000000000.0.tmp"), `{"content":"Actually, my token is ${SECRET}"}`)
-    expect(filesHolding(dir, SECRET).length).toBeGreaterThanOrEqual(5)
+    expect(filesHolding(dir, SECRET).length).toBeGreaterThanOrEqual(6)
   })
 
 describe("hardDelete", () => {

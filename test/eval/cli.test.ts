@@ -158,6 +158,25 @@ describe("awhm eval --corpus (native replay)", () => {
     ])
   })
 
+  it("--raw-log also searches the raw log, so what no rule captured is still found", async () => {
+    const file = writeJson("raw-log.json", {
+      sessions: [
+        {
+          id: "s1",
+          messages: [
+            { role: "user", content: "Can you remind me of my locker code later?" },
+            { role: "assistant", content: "Sure. Your locker code is 4417." }
+          ]
+        }
+      ],
+      questions: [{ id: "q1", question: "What is my locker code?", expected: ["4417"] }]
+    })
+    const graphOnly = JSON.parse((await runAwhm(["eval", "--corpus", file, "--json"], { dataDir: tmp.dir })).stdout)
+    expect([graphOnly.raw_log, graphOnly.recall_at_k]).toEqual([false, 0])
+    const withRawLog = JSON.parse((await runAwhm(["eval", "--corpus", file, "--raw-log", "--json"], { dataDir: tmp.dir })).stdout)
+    expect([withRawLog.raw_log, withRawLog.recall_at_k]).toEqual([true, 1])
+  })
+
   it("a malformed corpus is one line naming the file and the first bad record, exit 1", async () => {
     const file = writeJson("malformed.json", { sessions: [{ id: "s1", messages: [{ role: "user", content: "ok" }, { role: "user" }] }] })
     const r = await runAwhm(["eval", "--corpus", file, "--json"], { dataDir: tmp.dir })

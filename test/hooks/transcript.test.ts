@@ -23,6 +23,16 @@ describe("Claude Code transcript fallback", () => {
     expect(lastAssistantText(file)).toBe("Done.\nBye")
   })
 
+  it("only looks at the current turn: a reply before the user's last prompt is not this turn's", () => {
+    const file = write([
+      { type: "assistant", message: { role: "assistant", content: [{ type: "text", text: "Old answer" }] } },
+      { type: "user", message: { role: "user", content: "Next question" } },
+      { type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id: "t", name: "Bash", input: {} }] } },
+      { type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: "ok" }] } }
+    ])
+    expect(lastAssistantText(file)).toBeNull()
+  })
+
   it("is null for a missing file or a transcript without assistant text", () => {
     expect(lastAssistantText("/nonexistent/awhm/t.jsonl")).toBeNull()
     expect(lastAssistantText(write([{ type: "user", message: { role: "user", content: "hi" } }]))).toBeNull()

@@ -122,6 +122,7 @@ export const runReplay = Effect.fn("runReplay")(function* (corpus: Corpus, base:
     corpus: corpus.name,
     format: options.format,
     embedder: embedder.modelId,
+    raw_log: options.coldStartSessionCount !== 0,
     sessions,
     messages,
     questions: ordered.length,

@@ -65,6 +65,8 @@ export interface ReplayReport {
   readonly corpus: string
   readonly format: string
   readonly embedder: string
+  /** Whether the raw log was searched (off in the reference's replay protocol; --raw-log). */
+  readonly raw_log: boolean
   readonly sessions: number
   readonly messages: number
   readonly questions: number
@@ -99,7 +101,7 @@ export const summarizeBuiltin = (r: BuiltinReport): string => {
 /** The human summary of a corpus replay (the reference's `summarize`, plus every category). */
 export const summarizeReplay = (r: ReplayReport): string => {
   const lines = [
-    `AWHM replay: ${r.corpus} (${r.format}, embedder ${r.embedder})`,
+    `AWHM replay: ${r.corpus} (${r.format}, embedder ${r.embedder}${r.raw_log ? ", raw log searched" : ""})`,
     `  questions ${r.questions}, sessions ${r.sessions}, messages ${r.messages}, nodes ${r.nodes}, ingest ${r.ingest_seconds.toFixed(1)}s`,
     `  Recall@${r.k}: ${f3(r.recall_at_k)}`,
     `  nDCG@${r.k}: ${f3(r.ndcg_at_k)}`,

@@ -20,6 +20,8 @@ export interface EvalRequest {
   readonly k: number
   readonly limit?: number
   readonly sessionScope: boolean
+  /** Native and LongMemEval replays: search the raw log too (this project's default retrieval). */
+  readonly rawLog?: boolean
   readonly env?: NodeJS.ProcessEnv
 }
 
@@ -54,8 +56,10 @@ export const runEval = Effect.fn("runEval")(function* (request: EvalRequest) {
     const report = yield* runBuiltin(config, request.k).pipe(Effect.provide(embedderLayer(config)))
     return { report, summary: summarizeBuiltin(report) }
   }
-  // The reference's replay turns raw-log search off; an explicit setting turns it back on.
-  const coldStart = env.AWHM_COLD_START_SESSION_COUNT !== undefined ? loaded.coldStartSessionCount : 0
+  // The reference's replay measured the graph and buffer with raw-log search off (comparable figures);
+  // --raw-log or an explicit cold_start_session_count measures the retrieval users get.
+  const coldStart =
+    request.rawLog === true ? null : env.AWHM_COLD_START_SESSION_COUNT !== undefined ? loaded.coldStartSessionCount : 0
   const progress = terminalProgress("awhm eval", request.format === "locomo" ? "conversations" : "questions")
   if (request.format === "locomo") {
     const { report, summary } = yield* runLocomoEval(request.corpus, loaded, {

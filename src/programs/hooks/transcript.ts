@@ -16,8 +16,8 @@ const textOf = (content: unknown): string => {
 }
 
 /**
- * The text of the last assistant message in a Claude Code transcript (JSONL), read from the file's tail;
- * null when there is none or the file cannot be read. Used when the Stop payload has no
+ * The text of the last assistant message of the current turn in a Claude Code transcript (JSONL), read
+ * from the file's tail; null when the turn has none or the file cannot be read. Used when the Stop payload has no
  * last_assistant_message (older Claude Code versions).
  */
 export const lastAssistantText = (transcriptPath: string): string | null => {
@@ -42,6 +42,8 @@ export const lastAssistantText = (transcriptPath: string): string | null => {
       }
       if (typeof json !== "object" || json === null) continue
       const { type, message } = json as { type?: unknown; message?: { role?: unknown; content?: unknown } }
+      // The user's own prompt ends the turn: an older reply is not this turn's (and was logged already).
+      if (type === "user" && message?.role === "user" && textOf(message.content).trim() !== "") return null
       if (type !== "assistant" || message?.role !== "assistant") continue
       const text = textOf(message.content).trim()
       if (text !== "") return text

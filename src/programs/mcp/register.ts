@@ -1,5 +1,5 @@
 import { McpSchema, McpServer, Tool, type Toolkit } from "@effect/ai"
-import { Cause, Context, Effect, JSONSchema, Option, ParseResult, Schema } from "effect"
+import { Cause, Context, Effect, JSONSchema, Option, ParseResult } from "effect"
 import { MemoryToolkit } from "./tools.js"
 
 type Tools = Toolkit.Tools<typeof MemoryToolkit>
@@ -79,6 +79,3 @@ export const registerMemoryTools = (renderers: Renderers) =>
       })
     }
   })
-
-/** Schema of a tool's structured result, for tests and docs. */
-export const successSchema = (tool: Tool.Any): Schema.Schema.Any => tool.successSchema

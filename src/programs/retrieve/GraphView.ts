@@ -1,13 +1,39 @@
 import type { Graph, MemoryNode } from "../../domain/Node.js"
 import { analyze } from "../../lib/IndexAnalyzer.js"
-import { LexicalIndex } from "../../lib/LexicalIndex.js"
+import { LexicalIndex, type LexicalIndexData } from "../../lib/LexicalIndex.js"
 import { VectorIndex } from "../../lib/VectorIndex.js"
 import { refKey, windowStart } from "./rank.js"
-import { indexedText } from "./RawLogView.js"
+import { ANALYZER_ID, indexedText } from "./RawLogView.js"
+
+/** The graph's lexical index as kept between processes, with a fingerprint of each node's indexed text. */
+export interface GraphLexicalData {
+  readonly version: 1
+  readonly analyzer: string
+  readonly k1: number
+  readonly b: number
+  readonly fingerprints: Readonly<Record<string, string>>
+  readonly lexical: LexicalIndexData
+}
+
+// FNV-1a over UTF-16 code units, plus the length: tells whether a node's indexed text is the one indexed.
+const fingerprint = (text: string): string => {
+  let h = 0x811c9dc5
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i)
+    h = Math.imul(h, 0x01000193)
+  }
+  return `${text.length.toString(36)}.${(h >>> 0).toString(36)}`
+}
 
 export interface Neighbour {
   readonly id: string
   readonly weight: number
+}
+
+const sameEdges = (a: ReadonlyArray<Graph["edges"][number]>, b: ReadonlyArray<Graph["edges"][number]>): boolean => {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 /**
@@ -17,21 +43,24 @@ export interface Neighbour {
  * strength needs. `sync` re-indexes only the nodes whose content or embedding changed.
  */
 export class GraphView {
-  nodes: ReadonlyMap<string, MemoryNode> = new Map()
-  readonly lexical: LexicalIndex
+  nodes: Map<string, MemoryNode> = new Map()
+  lexical: LexicalIndex
   vectors: VectorIndex | null = null
+  /** Fingerprints of the indexed text of each node in the lexical index. */
+  private readonly indexed = new Map<string, string>()
+  /** Set when the lexical index changed since it was last saved or restored. */
+  lexicalDirty = false
   /** Whether the view holds embeddings (loaded with them). */
   withEmbeddings = false
   adjacency = new Map<string, Array<Neighbour>>()
   /** Message ref key -> ids of statement nodes (canonical key set) that came from it. */
   statementsByRef = new Map<string, Array<string>>()
   private p90: number | null = null
-  private edgesSeen: Graph["edges"] | null = null
-  private edgeCount = -1
+  private edges: ReadonlyArray<Graph["edges"][number]> = []
 
   constructor(
     private readonly modelId: string | null,
-    bm25: { readonly k1?: number; readonly b?: number } = {}
+    private readonly bm25: { readonly k1?: number; readonly b?: number } = {}
   ) {
     // The raw log's analyzer, so lexical scores of both sources are on one footing.
     this.lexical = new LexicalIndex({ ...bm25, analyzer: analyze })
@@ -39,34 +68,75 @@ export class GraphView {
 
   /** Brings the view in line with a freshly loaded graph. */
   sync(graph: Graph, withEmbeddings: boolean): void {
+    if (withEmbeddings === this.withEmbeddings && this.unchanged(graph)) return
     const previous = this.nodes
     for (const [id, node] of graph.nodes) {
       const old = previous.get(id)
-      if (old === undefined || old.content !== node.content || windowStart(old) !== windowStart(node)) {
-        this.lexical.add(id, indexedText(node.content, windowStart(node)))
-      }
+      if (old !== undefined && old.content === node.content && windowStart(old) === windowStart(node)) continue
+      const text = indexedText(node.content, windowStart(node))
+      const fp = fingerprint(text)
+      if (this.indexed.get(id) === fp) continue // restored from disk, still current
+      this.lexical.add(id, text)
+      this.indexed.set(id, fp)
+      this.lexicalDirty = true
     }
-    for (const id of previous.keys()) {
+    for (const id of [...this.indexed.keys()]) {
       if (!graph.nodes.has(id)) {
         this.lexical.remove(id)
+        this.indexed.delete(id)
         this.vectors?.remove(id)
+        this.lexicalDirty = true
       }
     }
     if (withEmbeddings) this.syncVectors(graph, previous)
     else this.vectors = null
     this.withEmbeddings = withEmbeddings
-    this.nodes = graph.nodes
-    if (graph.edges !== this.edgesSeen || graph.edges.length !== this.edgeCount) this.buildAdjacency(graph)
+    // A copy: reinforcement updates it in place, the store's graph stays the store's.
+    this.nodes = new Map(graph.nodes)
+    if (!sameEdges(graph.edges, this.edges)) this.buildAdjacency(graph)
     this.buildStatementRefs()
     this.p90 = null
   }
 
+  // The stores hand out the same node objects while nothing changed (and apply this process's own commits
+  // with the objects it wrote), so an identity check is enough.
+  private unchanged(graph: Graph): boolean {
+    if (graph.nodes.size !== this.nodes.size || !sameEdges(graph.edges, this.edges)) return false
+    for (const [id, node] of graph.nodes) if (this.nodes.get(id) !== node) return false
+    return true
+  }
+
+  /** The lexical index for saving. */
+  lexicalData(): GraphLexicalData {
+    return {
+      version: 1,
+      analyzer: ANALYZER_ID,
+      k1: this.lexical.k1,
+      b: this.lexical.b,
+      fingerprints: Object.fromEntries(this.indexed),
+      lexical: this.lexical.toData()
+    }
+  }
+
+  /** Adopts a saved lexical index before the first sync (false when it does not fit). */
+  restoreLexical(data: unknown): boolean {
+    if (this.nodes.size > 0 || this.indexed.size > 0 || typeof data !== "object" || data === null) return false
+    const d = data as Partial<GraphLexicalData>
+    if (d.version !== 1 || d.analyzer !== ANALYZER_ID || d.k1 !== this.lexical.k1 || d.b !== this.lexical.b) return false
+    if (typeof d.fingerprints !== "object" || d.fingerprints === null) return false
+    const lexical = LexicalIndex.fromData(d.lexical, { ...this.bm25, analyzer: analyze })
+    if (lexical === null) return false
+    const fps = Object.entries(d.fingerprints)
+    if (fps.length !== lexical.size || fps.some(([id, fp]) => typeof fp !== "string" || !lexical.has(id))) return false
+    this.lexical = lexical
+    for (const [id, fp] of fps) this.indexed.set(id, fp)
+    return true
+  }
+
   /** Replaces nodes whose content is unchanged (reinforcement written by this process). */
   replaceNodes(updated: ReadonlyArray<MemoryNode>): void {
-    const nodes = new Map(this.nodes)
-    for (const n of updated) if (nodes.has(n.id)) nodes.set(n.id, n)
-    this.nodes = nodes
-    this.p90 = null
+    // Access counts moved by one for a few nodes: the p90 is left as it was until the next real change.
+    for (const n of updated) if (this.nodes.has(n.id)) this.nodes.set(n.id, n)
   }
 
   /** Whether the node's embedding is in the vector index (same model and dimension as the others). */
@@ -111,8 +181,7 @@ export class GraphView {
       link(e.target, e.source, e.weight)
     }
     this.adjacency = adjacency
-    this.edgesSeen = graph.edges
-    this.edgeCount = graph.edges.length
+    this.edges = graph.edges.slice()
   }
 
   private buildStatementRefs(): void {

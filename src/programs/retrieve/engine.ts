@@ -160,7 +160,7 @@ const rankGraph = (
   const vectors = q !== null && view.vectors !== null && view.vectors.dim === q.length ? view.vectors : null
   const semantic = new Map<string, number>()
   if (vectors !== null) {
-    for (const h of vectors.search(q!, n, eligible)) {
+    for (const h of vectors.search(q!, pool(req.k), eligible)) {
       semantic.set(h.id, h.score)
       if (h.score >= settings.embedThreshold) anchors.add(h.id)
     }
@@ -192,6 +192,18 @@ const rankGraph = (
     }
     scored.push({ node, strength, trace, score: blendScore(trace, settings, semanticOn) })
   }
+  const exp = process.env["AWHM_EXP"] ?? ""
+  if (exp.includes("gate")) {
+    // EXPERIMENT: priors count in proportion to relevance.
+    const rel = (t: Trace) => (semanticOn ? settings.wSemantic * Math.max(0, t.semanticSim) + settings.wLexical * t.lexicalScore : (settings.wSemantic + settings.wLexical) * t.lexicalScore)
+    const maxRel = Math.max(1e-9, ...scored.map((x) => rel(x.trace)))
+    for (const x of scored) {
+      const r = rel(x.trace)
+      const prior = x.score - r
+      x.score = Math.max(0, r + prior * (exp.includes("gate0") ? 0 : r / maxRel))
+    }
+  }
+  if (exp.includes("noent")) for (const x of scored) if (x.node.entityType !== null) x.score *= 0.5
   scored.sort((a, b) => b.score - a.score || (a.node.id < b.node.id ? -1 : 1))
   const top = scored.slice(0, pool(req.k))
   const ranked: Array<Ranked> = top.map(({ node, trace, score }) => ({
@@ -228,29 +240,26 @@ const rawLexical = (
   const stale = (key: string): boolean => {
     if (req.includeHistory) return false
     if (staleRefs.has(key)) return true
-    if (graph === null) return false
-    for (const id of graph.statementsByRef.get(key) ?? []) {
-      const node = graph.nodes.get(id)
+    const statements = graph?.statementsByRef.get(key)
+    if (statements === undefined) return false
+    for (const id of statements) {
+      const node = graph!.nodes.get(id)
       if (node === undefined) continue
       const live = req.asOf !== null ? validAt(windowStart(node), node.validTo, moment) : isCurrent(node, req.now)
       if (!live) return true
     }
     return false
   }
-  const accepted = new Map<string, boolean>()
+  // Cheap checks first: stale() is only reached for lines some statement or buffer entry came from.
   const accept = (key: string): boolean => {
-    let ok = accepted.get(key)
-    if (ok === undefined) {
-      const doc = raw.docs.get(key)
-      ok =
-        doc !== undefined &&
-        (req.asOf === null || doc.timestamp <= req.asOf) &&
-        (req.scope === null || doc.scope === null || doc.scope === req.scope) &&
-        !req.exclude.has(key) &&
-        !stale(key)
-      accepted.set(key, ok)
-    }
-    return ok
+    const doc = raw.docs.get(key)
+    return (
+      doc !== undefined &&
+      (req.asOf === null || doc.timestamp <= req.asOf) &&
+      (req.scope === null || doc.scope === null || doc.scope === req.scope) &&
+      !req.exclude.has(key) &&
+      !stale(key)
+    )
   }
   return { hits: raw.lexical.search(req.query, pool(req.k), accept), accept }
 }

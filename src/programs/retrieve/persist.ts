@@ -3,6 +3,7 @@
 // binary file. Both are caches: anything unreadable is ignored and rebuilt from the logs.
 import * as fs from "node:fs"
 import * as path from "node:path"
+import type { GraphView } from "./GraphView.js"
 import type { RawDoc, RawLogView } from "./RawLogView.js"
 
 export interface PersistTarget {
@@ -15,6 +16,27 @@ export interface PersistTarget {
 export const indexDir = (dataDir: string): string => path.join(dataDir, "index")
 const viewFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog.json")
 const vectorFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog-vectors.bin")
+const graphFile = (dataDir: string) => path.join(indexDir(dataDir), "graph-lexical.json")
+
+/** Gives an empty graph view its saved lexical index (best effort). */
+export const loadGraphLexical = (target: PersistTarget, view: GraphView): boolean => {
+  try {
+    return view.restoreLexical(JSON.parse(fs.readFileSync(graphFile(target.dataDir), "utf8")))
+  } catch {
+    return false
+  }
+}
+
+/** Saves the graph view's lexical index; a failure reason or null. */
+export const saveGraphLexical = (target: PersistTarget, view: GraphView): string | null => {
+  try {
+    replaceFile(graphFile(target.dataDir), JSON.stringify(view.lexicalData()))
+    view.lexicalDirty = false
+    return null
+  } catch (e) {
+    return e instanceof Error && "code" in e ? String((e as NodeJS.ErrnoException).code) : "write failed"
+  }
+}
 
 /**
  * Deletes the retrieval cache (it holds copies of logged text and embeddings of it). Hard delete calls this

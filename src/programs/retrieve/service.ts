@@ -14,7 +14,9 @@ import { DEFAULT_RAW_TUNING, rankQuery, type RankSettings, type RawTuning } from
 import { GraphView } from "./GraphView.js"
 import { refKey } from "./rank.js"
 import { RawLogView } from "./RawLogView.js"
-import { loadPersisted, loadPersistedVectors, savePersisted, type PersistTarget } from "./persist.js"
+import {
+  loadGraphLexical, loadPersisted, loadPersistedVectors, saveGraphLexical, savePersisted, type PersistTarget
+} from "./persist.js"
 
 // Embedding the raw log happens once per message; more than this at once is worth a line on stderr.
 const EMBED_NOTICE_AT = 500
@@ -51,6 +53,7 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
     const persistTarget: PersistTarget | null =
       (options.persist ?? store.location !== null) ? { dataDir: config.dataDir, modelId: embedder.modelId } : null
     let persistLoaded = false
+    let graphRestored = false
     let restored = false
     let vectorsLoaded = false
     let embedderBroken = false
@@ -141,7 +144,8 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
         }
         if (updated.length === 0) return
         yield* store.commit({ upsertNodes: updated })
-        graphView.replaceNodes(updated.map((n) => (graphView.withEmbeddings ? n : { ...n, embedding: null })))
+        // The same objects the store now holds, so the next load is recognised as unchanged.
+        graphView.replaceNodes(updated)
       })
 
     const retrieve = (query: string, opts: RetrieveOptions = {}) =>
@@ -158,7 +162,15 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
         }
         const semantic = queryVector !== null
         const graph = yield* store.load({ withEmbeddings: semantic || graphView.withEmbeddings })
+        if (!graphRestored && persistTarget !== null) {
+          graphRestored = true
+          loadGraphLexical(persistTarget, graphView)
+        }
         graphView.sync(graph, semantic || graphView.withEmbeddings)
+        if (persistTarget !== null && graphView.lexicalDirty) {
+          const failure = saveGraphLexical(persistTarget, graphView)
+          if (failure !== null) warn(`awhm: could not save the retrieval index (${failure}); it is rebuilt next time`)
+        }
         const { active: rawOn, changed: rawChanged } = yield* syncRawLog
         let vectorsChanged = false
         if (semantic && rawOn) vectorsChanged = yield* embedRawLog

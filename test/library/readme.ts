@@ -1,0 +1,47 @@
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { build } from "esbuild"
+
+const ROOT = path.resolve(import.meta.dirname, "..", "..")
+
+/** The ```ts block that follows `<!-- example:NAME -->` in README.md, exactly as a reader sees it. */
+export const readmeExample = (name: string): string => {
+  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8")
+  const marker = `<!-- example:${name} -->`
+  const at = readme.indexOf(marker)
+  if (at < 0) throw new Error(`README.md has no ${marker}`)
+  const m = /```ts\n([\s\S]*?)```/.exec(readme.slice(at))
+  if (m === null) throw new Error(`no ts block after ${marker}`)
+  return m[1]!
+}
+
+/** Bundles the code with `awhm` resolved to this repo's source and runs it in a fresh temp cwd. */
+export const runExample = async (code: string, env: Record<string, string> = {}) => {
+  const dir = fs.mkdtempSync(path.join(ROOT, ".tmp", "example-"))
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "awhm-example-cwd-"))
+  try {
+    fs.writeFileSync(path.join(dir, "main.ts"), code)
+    await build({
+      entryPoints: [path.join(dir, "main.ts")],
+      outfile: path.join(dir, "main.mjs"),
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      alias: { awhm: path.join(ROOT, "src", "index.ts") },
+      packages: "external",
+      logLevel: "error"
+    })
+    const stdout = execFileSync(process.execPath, [path.join(dir, "main.mjs")], {
+      cwd,
+      env: { ...process.env, AWHM_DATA_DIR: path.join(cwd, "data"), ...env },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    return { stdout, cwd }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
