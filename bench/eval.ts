@@ -12,6 +12,7 @@ import { loadConfig } from "../src/layers/ConfigLive.js"
 import { embedderLayer } from "../src/layers/Main.js"
 import { runBuiltin } from "../src/programs/eval/builtin.js"
 import type { Corpus, CorpusSession, CorpusQuestion } from "../src/programs/eval/corpus.js"
+import { runLocomoEval } from "../src/programs/eval/locomo.js"
 import { loadLongMemEval } from "../src/programs/eval/longmemeval.js"
 import { runReplay } from "../src/programs/eval/replay.js"
 import type { ReplayReport } from "../src/programs/eval/report.js"
@@ -146,6 +147,29 @@ export async function run(): Promise<string> {
     const r = await replay(corpus, e, e === "mock" ? REPLAY_RUNS : 1)
     lines.push(
       `| ${e === "mock" ? "mock" : "all-MiniLM-L6-v2"} | ${f(r.report.recall_at_k, 3)} | ${f(r.report.contradiction_error_rate, 3)} | ${r.report.nodes} | ${f(r.ingestSeconds, 1)} s | ${f(r.msgsPerSecond, 0)} msg/s | ${f(r.p50)} / ${f(r.p95)} ms |`
+    )
+  }
+
+  // LoCoMo through `awhm eval --format locomo`: the answer-substring metric beside the evidence recall
+  // (the LoCoMo section has the evidence recall in depth, with the real model and ablations).
+  const locomo = process.env.AWHM_LOCOMO_FILE ?? "/work/shared/data/locomo/locomo10.json"
+  if (existsSync(locomo)) {
+    const c = await config("mock")
+    const { report } = await Effect.runPromise(runLocomoEval(locomo, c, { k: 10 }).pipe(Effect.provide(embedderLayer(c))))
+    const answerAt = (k: number, cases = report.cases) => cases.filter((x) => x.answer_rank !== null && x.answer_rank <= k).length / Math.max(1, cases.length)
+    lines.push(
+      "",
+      `LoCoMo through \`awhm eval --format locomo\` (${report.questions} questions of categories 1-4, mock embedder, one run):`,
+      "a hit for the answer metric is the gold answer occurring (case-insensitive substring) in a message behind the",
+      "top results, a lower bound since LoCoMo's answers are mostly paraphrases.",
+      "",
+      "| Category | n | Evidence any@10 | Answer@5 | Answer@10 |",
+      "|---|---|---|---|---|",
+      `| all | ${report.questions} | ${f(report.recall_any_at_10, 3)} | ${f(answerAt(5), 3)} | ${f(answerAt(10), 3)} |`,
+      ...Object.entries(report.by_category).map(([name, cat]) => {
+        const these = report.cases.filter((x) => x.category === name)
+        return `| ${name} | ${cat.questions} | ${f(cat.recall_any_at_10, 3)} | ${f(answerAt(5, these), 3)} | ${f(answerAt(10, these), 3)} |`
+      })
     )
   }
 

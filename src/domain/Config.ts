@@ -41,7 +41,9 @@ export const awhmConfig = Config.all({
   dedupThreshold: num("dedup_threshold", 0.92, -1, 1),
   bm25AnchorRatio: num("bm25_anchor_ratio", 0.5, 0, 1),
   embedThreshold: num("embed_threshold", 0.3, -1, 1),
-  rawLogScoreScale: num("raw_log_score_scale", 0.5),
+  // 0.75 = w_semantic + w_lexical: the raw log is a source beside the graph ("does better" 11), its best line on
+  // the scale of a graph memory's relevance (the reference's 0.5 made it a fallback; LoCoMo 0.61 -> 0.78).
+  rawLogScoreScale: num("raw_log_score_scale", 0.75),
   neighborExpansion: bool("neighbor_expansion", true),
   neighborDecay: num("neighbor_decay", 0.6),
   wAssociation: num("w_association", 0.1),

@@ -6,7 +6,7 @@ import { dataPaths, expandPath } from "../lib/paths.js"
 import { AppConfig } from "../services/AppConfig.js"
 
 /** Environment variables that are switches of their own, not configuration parameters. */
-const NOT_PARAMETERS = new Set(["data_dir", "hook_active", "mock_embeddings", "stage2", "bench_full"])
+const NOT_PARAMETERS = new Set(["data_dir", "hook_active", "mock_embeddings", "stage2", "scope", "bench_full"])
 
 const envParameters = (env: NodeJS.ProcessEnv): Map<string, string> => {
   const map = new Map<string, string>()
@@ -18,6 +18,7 @@ const envParameters = (env: NodeJS.ProcessEnv): Map<string, string> => {
   // The reference's switches, kept for its users' scripts.
   if (/^(1|true)$/i.test(env.AWHM_MOCK_EMBEDDINGS ?? "") && !map.has("embedder")) map.set("embedder", "mock")
   if (/^(1|true)$/i.test(env.AWHM_STAGE2 ?? "") && !map.has("stage2_enabled")) map.set("stage2_enabled", "true")
+  if (env.AWHM_SCOPE !== undefined && !map.has("scope_mode")) map.set("scope_mode", env.AWHM_SCOPE)
   return map
 }
 

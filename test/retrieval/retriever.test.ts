@@ -348,3 +348,51 @@ describe("provenance and reinforcement", () => {
     )
   )
 })
+
+describe("fusion", () => {
+  it.effect("priors count in proportion to relevance: a weak match's strength and confidence are scaled down", () =>
+    Effect.gen(function* () {
+      const results = yield* retrieve("deploy password swordfish", { lexicalOnly: true, trace: true })
+      expect(results.map((r) => r.nodeId)).toEqual(["exact", "weak"])
+      const [exact, weak] = results
+      const rel = (t: NonNullable<typeof exact>["trace"]) => 0.75 * t!.lexicalScore
+      const prior = (t: NonNullable<typeof exact>["trace"]) => 0.15 * t!.strength + 0.1 * t!.confidence
+      expect(exact!.score).toBeCloseTo(rel(exact!.trace) + prior(exact!.trace), 10)
+      const gate = rel(weak!.trace) / rel(exact!.trace)
+      expect(gate).toBeGreaterThan(0.5)
+      expect(gate).toBeLessThan(0.8)
+      expect(weak!.score).toBeCloseTo(rel(weak!.trace) + gate * prior(weak!.trace), 10)
+    }).pipe(
+      Effect.provide(
+        world({
+          graph: graphOf([
+            node("exact", "The deploy password is swordfish", { confidence: 0.5 }),
+            node("weak", "Deploy password hints live in the wiki", { confidence: 1, accessCount: 50 }),
+            ...["Lunch is at noon", "The office is closed on Monday", "Parking is on level 3", "Coffee runs out by ten"].map(
+              (c, i) => node(`other${i}`, c)
+            )
+          ])
+        })
+      )
+    )
+  )
+
+  it.effect("an entity node ranks at half its blend, below a statement about it", () =>
+    Effect.gen(function* () {
+      const results = yield* retrieve("acme", { lexicalOnly: true, trace: true })
+      expect(results.map((r) => r.nodeId)).toEqual(["fact", "acme"])
+      const entity = results[1]!
+      const t = entity.trace!
+      expect(entity.score).toBeCloseTo(0.5 * (0.75 * t.lexicalScore + 0.15 * t.strength + 0.1 * t.confidence), 10)
+    }).pipe(
+      Effect.provide(
+        world({
+          graph: graphOf([
+            node("acme", "ORG: Acme", { entityType: "ORG", confidence: 0.75 }),
+            node("fact", "I work at Acme as a data engineer on the billing team", { confidence: 0.8 })
+          ])
+        })
+      )
+    )
+  )
+})

@@ -6,7 +6,7 @@ import { strengthOf, type StrengthParams } from "../../lib/strength.js"
 import type { BufferHit } from "../../services/SessionBuffer.js"
 import type { GraphView } from "./GraphView.js"
 import {
-  blendScore, isCurrent, isEligible, refKey, statusBonus, windowStart, mergeResults,
+  blendScore, isCurrent, isEligible, refKey, relevanceOf, statusBonus, windowStart, mergeResults,
   type BlendWeights, type EligibilityContext, type Ranked
 } from "./rank.js"
 import type { RawDoc, RawLogView } from "./RawLogView.js"
@@ -68,7 +68,10 @@ export const BUFFER_MIN_RELEVANCE = 0.5
 // Raw-log blend, measured on LoCoMo (bench/locomo.ts): lexical share when semantics are on, and the weights
 // with which a message borrows from its neighbours (a reply answers what came before it) and from the
 // best messages of its session.
-export const DEFAULT_RAW_TUNING: RawTuning = { lexicalShare: 0.4, neighbourWeight: 0.3, sessionWeight: 0.5 }
+export const DEFAULT_RAW_TUNING: RawTuning = { lexicalShare: 0.4, neighbourWeight: 0.4, sessionWeight: 0.7 }
+
+/** Entity nodes as results: this share of their blend (see rankGraph). */
+export const ENTITY_RESULT_FACTOR = 0.5
 const RAW_SESSION_TOP = 3
 
 const pool = (k: number) => Math.max(5 * k, 50)
@@ -190,20 +193,19 @@ const rankGraph = (
       statusBonus: statusBonus(node, ctx),
       association: association.get(id) ?? 0
     }
-    scored.push({ node, strength, trace, score: blendScore(trace, settings, semanticOn) })
+    scored.push({ node, strength, trace, score: 0 })
   }
-  const exp = process.env["AWHM_EXP"] ?? ""
-  if (exp.includes("gate")) {
-    // EXPERIMENT: priors count in proportion to relevance.
-    const rel = (t: Trace) => (semanticOn ? settings.wSemantic * Math.max(0, t.semanticSim) + settings.wLexical * t.lexicalScore : (settings.wSemantic + settings.wLexical) * t.lexicalScore)
-    const maxRel = Math.max(1e-9, ...scored.map((x) => rel(x.trace)))
-    for (const x of scored) {
-      const r = rel(x.trace)
-      const prior = x.score - r
-      x.score = Math.max(0, r + prior * (exp.includes("gate0") ? 0 : r / maxRel))
-    }
+  // Strength and confidence say how far to trust a memory, not how relevant it is: they count in proportion
+  // to its relevance relative to the best candidate, so a weakly related, well-used memory cannot outrank
+  // an exact answer (measured on LoCoMo, bench/locomo.ts). The best candidate gets the reference's blend.
+  let maxRelevance = 0
+  for (const x of scored) maxRelevance = Math.max(maxRelevance, relevanceOf(x.trace, settings, semanticOn))
+  for (const x of scored) {
+    const gate = maxRelevance > 0 ? relevanceOf(x.trace, settings, semanticOn) / maxRelevance : 0
+    // An entity node names a thing and says nothing about it: it anchors neighbour expansion, and as a
+    // result it ranks at half its blend, below the statements about it.
+    x.score = blendScore(x.trace, settings, semanticOn, gate) * (x.node.entityType !== null ? ENTITY_RESULT_FACTOR : 1)
   }
-  if (exp.includes("noent")) for (const x of scored) if (x.node.entityType !== null) x.score *= 0.5
   scored.sort((a, b) => b.score - a.score || (a.node.id < b.node.id ? -1 : 1))
   const top = scored.slice(0, pool(req.k))
   const ranked: Array<Ranked> = top.map(({ node, trace, score }) => ({

@@ -16,19 +16,22 @@ export interface BlendWeights {
   readonly contradictionPenalty: number
 }
 
+/** The relevance part of the blend: wS·sim⁺ + wL·lex (all on lex when semantics are off, see blendScore). */
+export const relevanceOf = (t: Trace, w: BlendWeights, semantic: boolean): number =>
+  semantic ? w.wSemantic * Math.max(0, t.semanticSim) + w.wLexical * t.lexicalScore : (w.wSemantic + w.wLexical) * t.lexicalScore
+
 /**
- * The reference's blend: max(0, wS·sim⁺ + wL·lex + wStr·strength + wC·conf + wA·assoc − (1−statusBonus)·penalty).
+ * The reference's blend: max(0, wS·sim⁺ + wL·lex + gate·(wStr·strength + wC·conf) + wA·assoc − (1−statusBonus)·penalty).
  * Without semantics (lexical-only, or no embedder) the semantic weight moves to the lexical feature, so a
  * graph memory keeps the same scale as with semantics instead of sinking under raw-log lines.
+ * `gate` in [0, 1] scales the priors (strength, confidence): the reference's blend is gate 1; retrieval
+ * passes the memory's relevance relative to the best candidate's (see engine.ts).
  */
-export const blendScore = (t: Trace, w: BlendWeights, semantic: boolean): number => {
-  const wSem = semantic ? w.wSemantic : 0
-  const wLex = semantic ? w.wLexical : w.wLexical + w.wSemantic
+export const blendScore = (t: Trace, w: BlendWeights, semantic: boolean, gate = 1): number => {
+  const prior = w.wStrength * t.strength + w.wConfidence * Math.min(1, Math.max(0, t.confidence))
   const s =
-    wSem * Math.max(0, t.semanticSim) +
-    wLex * t.lexicalScore +
-    w.wStrength * t.strength +
-    w.wConfidence * Math.min(1, Math.max(0, t.confidence)) +
+    relevanceOf(t, w, semantic) +
+    gate * prior +
     w.wAssociation * t.association -
     (1 - t.statusBonus) * w.contradictionPenalty
   return Math.max(0, s)
