@@ -125,7 +125,7 @@ export async function run(): Promise<string> {
     const overrides = JSON.parse(process.env["LOCOMO_CONFIG"] ?? "{}") as Record<string, string>
     const base: AwhmConfigShape = yield* loadConfig({ ...overrides, data_dir: "/nonexistent" }, {})
     const rows: Array<Row> = []
-    const runs: Array<{ kind: "mock" | "real"; name: string; opts: Partial<LocomoReplayOptions> }> = [
+    const runs: Array<{ kind: "mock" | "real"; name: string; opts: Partial<LocomoReplayOptions>; config?: Record<string, unknown> }> = [
       { kind: "mock", name: "mock embedder", opts: {} }
     ]
     if (realAvailable) {
@@ -133,6 +133,13 @@ export async function run(): Promise<string> {
       if (ablations) {
         runs.push(
           { kind: "real", name: "real, no consolidation (raw log only)", opts: { consolidate: false } },
+          {
+            kind: "real",
+            name: "real, the reference's fusion (raw_log_score_scale 0.5, priors not gated, entities at full score)",
+            opts: { retriever: { graphTuning: { gatePriors: false, entityFactor: 1 } } },
+            config: { rawLogScoreScale: 0.5 }
+          },
+          { kind: "real", name: "real, no author weighting", opts: { retriever: { rawTuning: { authorWeight: 0 } } } },
           { kind: "real", name: "real, no context propagation", opts: { retriever: { rawTuning: { neighbourWeight: 0, sessionWeight: 0 } } } },
           { kind: "real", name: "real, raw log lexical only (graph semantic)", opts: { retriever: { rawTuning: { lexicalShare: 1 } } } },
           { kind: "real", name: "lexical-only queries (no embeddings at all)", opts: { lexicalOnly: true } }
@@ -146,7 +153,7 @@ export async function run(): Promise<string> {
       if (embedder === undefined) embedders.set(r.kind, (embedder = yield* getEmbedder(r.kind)))
       rows.push(
         yield* measure(r.name, conversations, {
-          config: { ...base, embedder: r.kind === "mock" ? "mock" : "transformers" },
+          config: { ...base, embedder: r.kind === "mock" ? "mock" : "transformers", ...r.config },
           embedder,
           k: 10,
           ...r.opts,
@@ -166,7 +173,7 @@ export async function run(): Promise<string> {
     "into a fresh data directory (log every turn as \"Speaker: text\" with its image caption, consolidate each",
     "session, end it), then every question asked with k = 10 and no session buffer. A result counts for the",
     "dialogue ids of its source messages. Zero LLM calls. Anchor: plain BM25 over raw turns gives",
-    "recall_any@10 0.626. `npx tsx`-free rerun: `node scripts/bench.mjs locomo`.",
+    "recall_any@10 0.626. Rerun: `node scripts/bench.mjs locomo` (the real-model rows need `npm run setup:model`).",
     "",
     "| run | any@5 | any@10 | all@10 | any@10 (audited evidence) | nodes | ingest s | query p50 ms | p95 ms | ids/result |",
     "|---|---|---|---|---|---|---|---|---|---|",

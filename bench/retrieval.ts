@@ -14,7 +14,7 @@ import { makeGraphStoreMemory } from "../src/layers/GraphStoreMemory.js"
 import { makeRetrieverLayer } from "../src/layers/RetrieverLive.js"
 import { SessionBufferMemory } from "../src/layers/SessionBufferMemory.js"
 import { strengthParams } from "../src/lib/strength.js"
-import { DEFAULT_RAW_TUNING, rankQuery, type RankSettings } from "../src/programs/retrieve/engine.js"
+import { DEFAULT_GRAPH_TUNING, DEFAULT_RAW_TUNING, rankQuery, type RankSettings } from "../src/programs/retrieve/engine.js"
 import { GraphView } from "../src/programs/retrieve/GraphView.js"
 import { RawLogView } from "../src/programs/retrieve/RawLogView.js"
 import { Embedder } from "../src/services/Embedder.js"
@@ -84,7 +84,7 @@ const settingsFrom = (c: Awaited<ReturnType<typeof defaults>>): RankSettings => 
   wSemantic: c.wSemantic, wLexical: c.wLexical, wStrength: c.wStrength, wConfidence: c.wConfidence,
   wAssociation: c.wAssociation, contradictionPenalty: c.contradictionPenalty, bm25AnchorRatio: c.bm25AnchorRatio,
   embedThreshold: c.embedThreshold, neighborExpansion: c.neighborExpansion, neighborDecay: c.neighborDecay,
-  rawLogScoreScale: c.rawLogScoreScale, strength: strengthParams(c), raw: DEFAULT_RAW_TUNING
+  rawLogScoreScale: c.rawLogScoreScale, strength: strengthParams(c), raw: DEFAULT_RAW_TUNING, graph: DEFAULT_GRAPH_TUNING
 })
 const defaults = () => Effect.runPromise(loadConfig({ data_dir: "/nonexistent" }, {}))
 

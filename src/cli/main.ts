@@ -2,18 +2,21 @@ import { Command, ValidationError } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Cause, Console, Effect, Exit, Option } from "effect"
 import { stderrLogger } from "../lib/stderrLogger.js"
-import { subcommands } from "./commands.js"
+import { loadSubcommands } from "./commands.js"
 import { describeFailure, EXIT_USAGE } from "./errors.js"
 
 export const VERSION = "0.1.0"
 
-const root = Command.make("awhm").pipe(
-  Command.withDescription("External long-term memory for LLM agents: local, no cloud, no API keys."),
-  Command.withSubcommands([...subcommands])
-)
+const makeCli = (subcommands: Awaited<ReturnType<typeof loadSubcommands>>) =>
+  Command.run(
+    Command.make("awhm").pipe(
+      Command.withDescription("External long-term memory for LLM agents: local, no cloud, no API keys."),
+      Command.withSubcommands(subcommands as [(typeof subcommands)[number], ...typeof subcommands])
+    ),
+    { name: "awhm", version: VERSION }
+  )
 
-const cli = Command.run(root, { name: "awhm", version: VERSION })
-
+// eslint-disable-next-line no-control-regex -- ANSI colour codes are what is being removed
 const stripAnsi = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, "")
 
 /**
@@ -43,7 +46,8 @@ const firstLine = (held: ReadonlyArray<string>): string =>
 /** Runs the CLI on argv and returns the contract's exit code; expected errors are one line on stderr. */
 export const main = (argv: ReadonlyArray<string>) =>
   withHeldStderr((held) =>
-    cli(argv).pipe(
+    Effect.promise(() => loadSubcommands(argv)).pipe(
+      Effect.flatMap((subcommands) => makeCli(subcommands)(argv)),
       Effect.provide(NodeContext.layer),
       Effect.provide(stderrLogger("awhm")),
       Effect.exit,

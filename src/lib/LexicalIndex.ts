@@ -14,6 +14,7 @@ export interface LexicalIndexData {
 }
 
 const EMPTY = new Int32Array(0)
+const BINARY_MAGIC = 0x31584c41 // "ALX1"
 
 export interface LexicalIndexOptions {
   readonly k1?: number
@@ -42,6 +43,10 @@ export class LexicalIndex {
   private readonly slots = new Map<string, number>()
   private totalLength = 0
   private scores: Float64Array = new Float64Array(0)
+  // Typed mirrors of slot state for the search loop: length, removed flag, and a scratch list of touched slots.
+  private lengthOf: Float64Array = new Float64Array(64)
+  private removedAt: Uint8Array = new Uint8Array(64)
+  private touched: Int32Array = new Int32Array(64)
 
   constructor(options: LexicalIndexOptions = {}) {
     this.k1 = options.k1 ?? 1.5
@@ -91,6 +96,7 @@ export class LexicalIndex {
     for (let i = 0; i < terms.length; i += 2) this.df[terms[i]!]!--
     this.totalLength -= this.slotLengths[slot]!
     this.slotKeys[slot] = null
+    this.removedAt[slot] = 1
     this.slotTerms[slot] = EMPTY
     this.slots.delete(key)
     if (this.slotKeys.length > 64 && this.slotKeys.length > 2 * this.slots.size) this.compact()
@@ -110,9 +116,15 @@ export class LexicalIndex {
       if (id !== undefined && this.df[id]! > 0) terms.push(id)
     }
     if (terms.length === 0) return []
-    if (this.scores.length < this.slotKeys.length) this.scores = new Float64Array(Math.max(64, this.slotKeys.length * 2))
+    if (this.scores.length < this.slotKeys.length) {
+      this.scores = new Float64Array(Math.max(64, this.slotKeys.length * 2))
+      this.touched = new Int32Array(this.scores.length)
+    }
     const scores = this.scores
-    const touched: Array<number> = []
+    const touched = this.touched
+    const lengthOf = this.lengthOf
+    const removedAt = this.removedAt
+    let nTouched = 0
     const avg = this.totalLength / n || 1
     const k1 = this.k1
     const norm0 = k1 * (1 - this.b)
@@ -123,10 +135,10 @@ export class LexicalIndex {
       const list = this.postings[id]!
       for (let i = 0; i < list.length; i += 2) {
         const slot = list[i]!
-        if (this.slotKeys[slot] === null) continue
+        if (removedAt[slot] === 1) continue
         const tf = list[i + 1]!
-        const s = (idf * tf * (k1 + 1)) / (tf + norm0 + norm1 * this.slotLengths[slot]!)
-        if (scores[slot] === 0) touched.push(slot)
+        const s = (idf * tf * (k1 + 1)) / (tf + norm0 + norm1 * lengthOf[slot]!)
+        if (scores[slot] === 0) touched[nTouched++] = slot
         scores[slot] = scores[slot]! + s
       }
     }
@@ -155,7 +167,8 @@ export class LexicalIndex {
         i = m
       }
     }
-    for (const slot of touched) {
+    for (let t = 0; t < nTouched; t++) {
+      const slot = touched[t]!
       const s = scores[slot]!
       scores[slot] = 0
       if (!(s > 0)) continue
@@ -227,6 +240,86 @@ export class LexicalIndex {
     return index
   }
 
+  /**
+   * The live documents as one compact binary block (terms, keys, lengths and per-document term counts as
+   * int32 arrays): several times faster to load than toData's JSON, which matters in a hook process.
+   */
+  toBinary(): Uint8Array {
+    const used = new Map<number, number>()
+    const terms: Array<string> = []
+    const keys: Array<string> = []
+    const lens: Array<number> = []
+    const offsets: Array<number> = [0]
+    const pairs: Array<number> = []
+    for (let slot = 0; slot < this.slotKeys.length; slot++) {
+      const key = this.slotKeys[slot]
+      if (key === null || key === undefined) continue
+      keys.push(key)
+      lens.push(this.slotLengths[slot]!)
+      const t = this.slotTerms[slot]!
+      for (let i = 0; i < t.length; i += 2) {
+        let id = used.get(t[i]!)
+        if (id === undefined) {
+          id = terms.length
+          used.set(t[i]!, id)
+          terms.push(this.termNames[t[i]!]!)
+        }
+        pairs.push(id, t[i + 1]!)
+      }
+      offsets.push(pairs.length)
+    }
+    const text = new TextEncoder().encode(JSON.stringify([terms, keys]))
+    const pad = (4 - (text.length % 4)) % 4
+    const ints = Int32Array.from([...lens, ...offsets, ...pairs])
+    const out = new Uint8Array(16 + text.length + pad + ints.byteLength)
+    const view = new DataView(out.buffer)
+    view.setUint32(0, BINARY_MAGIC, true)
+    view.setUint32(4, text.length, true)
+    view.setUint32(8, keys.length, true)
+    view.setUint32(12, pairs.length, true)
+    out.set(text, 16)
+    out.set(new Uint8Array(ints.buffer), 16 + text.length + pad)
+    return out
+  }
+
+  /** Rebuilds an index from toBinary() output; null when the bytes are not in that form. */
+  static fromBinary(bytes: Uint8Array, options: LexicalIndexOptions = {}): LexicalIndex | null {
+    try {
+      if (bytes.length < 16) return null
+      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+      if (view.getUint32(0, true) !== BINARY_MAGIC) return null
+      const textLength = view.getUint32(4, true)
+      const n = view.getUint32(8, true)
+      const nPairs = view.getUint32(12, true)
+      const start = 16 + textLength + ((4 - (textLength % 4)) % 4)
+      const nInts = n + (n + 1) + nPairs
+      if (start + nInts * 4 !== bytes.length) return null
+      const [terms, keys] = JSON.parse(new TextDecoder().decode(bytes.subarray(16, 16 + textLength))) as [Array<string>, Array<string>]
+      if (!Array.isArray(terms) || !Array.isArray(keys) || keys.length !== n) return null
+      // A copy (Buffer#slice would share, and misalign, the file's memory).
+      const ints = new Int32Array(Uint8Array.prototype.slice.call(bytes, start, start + nInts * 4).buffer)
+      const index = new LexicalIndex(options)
+      const ids = terms.map((t) => index.termId(String(t)))
+      for (let d = 0; d < n; d++) {
+        const from = ints[n + d]!
+        const to = ints[n + d + 1]!
+        if (from > to || to > nPairs) return null
+        const docTerms = new Int32Array(to - from)
+        for (let i = from; i < to; i += 2) {
+          const id = ids[ints[2 * n + 1 + i]!]
+          const tf = ints[2 * n + 1 + i + 1]!
+          if (id === undefined || tf <= 0) return null
+          docTerms[i - from] = id
+          docTerms[i - from + 1] = tf
+        }
+        index.insert(String(keys[d]), ints[d]!, docTerms)
+      }
+      return index
+    } catch {
+      return null
+    }
+  }
+
   private termId(term: string): number {
     let id = this.termIds.get(term)
     if (id === undefined) {
@@ -248,6 +341,16 @@ export class LexicalIndex {
     const slot = this.slotKeys.length
     this.slotKeys.push(key)
     this.slotLengths.push(length)
+    if (slot >= this.lengthOf.length) {
+      const lengthOf = new Float64Array(this.lengthOf.length * 2)
+      lengthOf.set(this.lengthOf)
+      this.lengthOf = lengthOf
+      const removedAt = new Uint8Array(this.removedAt.length * 2)
+      removedAt.set(this.removedAt)
+      this.removedAt = removedAt
+    }
+    this.lengthOf[slot] = length
+    this.removedAt[slot] = 0
     this.slotTerms.push(terms)
     this.slots.set(key, slot)
     this.totalLength += length

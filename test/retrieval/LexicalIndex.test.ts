@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { Bm25Index } from "../../src/lib/bm25.js"
+import { analyze, porterStem } from "../../src/lib/IndexAnalyzer.js"
 import { LexicalIndex } from "../../src/lib/LexicalIndex.js"
 
 const docs = [
@@ -10,6 +11,19 @@ const docs = [
   "The build server runs on port 9000",
   "Python scripts deploy the Orion build"
 ]
+
+describe("Porter stemmer", () => {
+  it("stems as Porter (1980) does", () => {
+    const cases: Record<string, string> = {
+      caresses: "caress", ponies: "poni", cats: "cat", agreed: "agre", plastered: "plaster", motoring: "motor",
+      hopping: "hop", filing: "file", happy: "happi", relational: "relat", conditional: "condit",
+      generalization: "gener", hopefulness: "hope", electrical: "electr", adjustment: "adjust",
+      adoption: "adopt", controll: "control", camping: "camp", researching: "research", running: "run"
+    }
+    for (const [w, stem] of Object.entries(cases)) expect([w, porterStem(w)]).toEqual([w, stem])
+    expect(analyze("Camping and campers camped in 2023")).toEqual(["camp", "camper", "camp", "2023"])
+  })
+})
 
 describe("LexicalIndex", () => {
   it("scores exactly like the reference BM25 over the same documents", () => {
@@ -74,5 +88,17 @@ describe("LexicalIndex", () => {
     expect(copy!.search("python orion build", 10)).toEqual(idx.search("python orion build", 10))
     expect(LexicalIndex.fromData({ version: 2 })).toBeNull()
     expect(LexicalIndex.fromData({ version: 1, terms: [], docs: [["k", 1, 5, 1]] })).toBeNull()
+  })
+
+  it("round-trips through its binary form with identical scores, and refuses other bytes", () => {
+    const idx = new LexicalIndex({ analyzer: analyze })
+    docs.forEach((d, i) => idx.add(`d\u0000${i}`, d))
+    idx.remove("d\u00001")
+    const copy = LexicalIndex.fromBinary(idx.toBinary(), { analyzer: analyze })
+    expect(copy).not.toBeNull()
+    expect(copy!.size).toBe(5)
+    for (const q of ["python orion build", "preferred languages", "ports"]) expect(copy!.search(q, 10)).toEqual(idx.search(q, 10))
+    expect(LexicalIndex.fromBinary(new Uint8Array([1, 2, 3]))).toBeNull()
+    expect(LexicalIndex.fromBinary(idx.toBinary().subarray(0, 40))).toBeNull()
   })
 })

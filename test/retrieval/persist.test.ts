@@ -7,7 +7,7 @@ import { makeGraphStoreMemory } from "../../src/layers/GraphStoreMemory.js"
 import { RawLogLive } from "../../src/layers/RawLogLive.js"
 import { makeRetrieverLayer } from "../../src/layers/RetrieverLive.js"
 import { SessionBufferMemory } from "../../src/layers/SessionBufferMemory.js"
-import { clearRetrievalIndex, indexDir } from "../../src/programs/retrieve/persist.js"
+import { clearRetrievalIndex, indexDir, SAVE_AFTER } from "../../src/programs/retrieve/persist.js"
 import { GraphStore } from "../../src/services/GraphStore.js"
 import { RawLog } from "../../src/services/RawLog.js"
 import { Retriever } from "../../src/services/Retriever.js"
@@ -45,7 +45,8 @@ describe("index kept between processes", () => {
         return yield* ask("backup bucket")
       }).pipe(Effect.provide(processLayer(dir, first)))
       expect(before).toContain("the backup bucket is s3://nightly-archive")
-      expect(fs.readdirSync(indexDir(dir)).sort()).toEqual(["graph-lexical.json", "rawlog-vectors.bin", "rawlog.json"])
+      // Embeddings are worth keeping at once; one graph node is cheaper to re-index than to save.
+      expect(fs.readdirSync(indexDir(dir)).sort()).toEqual(["rawlog-vectors.bin", "rawlog.bin"])
       // Both logged messages were embedded once (plus the query).
       expect(first.calls.flat().filter((t) => t !== "backup bucket").length).toBe(2)
 
@@ -61,20 +62,60 @@ describe("index kept between processes", () => {
     })
   )
 
-  it.scoped("a damaged index is ignored and rebuilt; clearRetrievalIndex removes it", () =>
+  it.scoped("a damaged index is ignored; clearRetrievalIndex removes it", () =>
     Effect.gen(function* () {
       const dir = yield* scopedTempDir("awhm-retrieval-")
       fs.mkdirSync(indexDir(dir), { recursive: true })
-      fs.writeFileSync(path.join(indexDir(dir), "rawlog.json"), "{not json")
-      fs.writeFileSync(path.join(indexDir(dir), "graph-lexical.json"), JSON.stringify({ version: 1, analyzer: "other" }))
+      fs.writeFileSync(path.join(indexDir(dir), "rawlog.bin"), "AWIX{not json")
+      fs.writeFileSync(path.join(indexDir(dir), "graph-lexical.bin"), "not an index at all")
       const found = yield* Effect.gen(function* () {
         yield* (yield* RawLog).append({ sessionId: "s1", role: "user", content: "the canary host is cn-4" })
         return yield* ask("canary host", { lexicalOnly: true })
       }).pipe(Effect.provide(processLayer(dir)))
       expect(found).toEqual(["the canary host is cn-4"])
-      expect(JSON.parse(fs.readFileSync(path.join(indexDir(dir), "rawlog.json"), "utf8")).version).toBe(1)
       clearRetrievalIndex(dir)
       expect(fs.existsSync(indexDir(dir))).toBe(false)
+    })
+  )
+
+  it.scoped("the cache is rewritten after many new messages, not for each prompt; new messages are always seen", () =>
+    Effect.gen(function* () {
+      const dir = yield* scopedTempDir("awhm-retrieval-")
+      const file = path.join(indexDir(dir), "rawlog.bin")
+      yield* Effect.gen(function* () {
+        const log = yield* RawLog
+        for (let i = 0; i < SAVE_AFTER; i++) yield* log.append({ sessionId: `s${i % 7}`, role: "user", content: `note ${i} about topic${i}` })
+        yield* ask("topic3", { lexicalOnly: true })
+      }).pipe(Effect.provide(processLayer(dir)))
+      const saved = fs.readFileSync(file, "latin1")
+      expect(saved.startsWith("AWIX")).toBe(true)
+      expect(saved).toContain("note 7 about topic7")
+      const found = yield* Effect.gen(function* () {
+        yield* (yield* RawLog).append({ sessionId: "s1", role: "user", content: "the pager rota is on the wiki" })
+        return yield* ask("pager rota", { lexicalOnly: true })
+      }).pipe(Effect.provide(processLayer(dir)))
+      expect(found).toEqual(["the pager rota is on the wiki"])
+      expect(fs.readFileSync(file, "latin1")).toBe(saved)
+    })
+  )
+
+  it.scoped("a removed message leaves the saved index at the next query", () =>
+    Effect.gen(function* () {
+      const dir = yield* scopedTempDir("awhm-retrieval-")
+      const file = path.join(indexDir(dir), "rawlog.bin")
+      yield* Effect.gen(function* () {
+        const log = yield* RawLog
+        yield* log.append({ sessionId: "s1", role: "user", content: "my token is alpha-123-secret" })
+        yield* log.append({ sessionId: "s1", role: "user", content: "the token expires in june" })
+        yield* ask("token")
+      }).pipe(Effect.provide(processLayer(dir)))
+      expect(fs.readFileSync(file, "utf8")).toContain("alpha-123-secret")
+      const after = yield* Effect.gen(function* () {
+        yield* (yield* RawLog).removeEntries("s1", new Set([0]))
+        return yield* ask("token", { lexicalOnly: true })
+      }).pipe(Effect.provide(processLayer(dir)))
+      expect(after).toEqual(["the token expires in june"])
+      expect(fs.readFileSync(file, "utf8")).not.toContain("alpha-123-secret")
     })
   )
 })

@@ -1,18 +1,17 @@
 import type { Graph, MemoryNode } from "../../domain/Node.js"
 import { analyze } from "../../lib/IndexAnalyzer.js"
-import { LexicalIndex, type LexicalIndexData } from "../../lib/LexicalIndex.js"
+import { LexicalIndex } from "../../lib/LexicalIndex.js"
 import { VectorIndex } from "../../lib/VectorIndex.js"
 import { refKey, windowStart } from "./rank.js"
 import { ANALYZER_ID, indexedText } from "./RawLogView.js"
 
-/** The graph's lexical index as kept between processes, with a fingerprint of each node's indexed text. */
+/** Kept between processes beside the graph's lexical index: a fingerprint of each node's indexed text. */
 export interface GraphLexicalData {
   readonly version: 1
   readonly analyzer: string
   readonly k1: number
   readonly b: number
   readonly fingerprints: Readonly<Record<string, string>>
-  readonly lexical: LexicalIndexData
 }
 
 // FNV-1a over UTF-16 code units, plus the length: tells whether a node's indexed text is the one indexed.
@@ -48,8 +47,8 @@ export class GraphView {
   vectors: VectorIndex | null = null
   /** Fingerprints of the indexed text of each node in the lexical index. */
   private readonly indexed = new Map<string, string>()
-  /** Set when the lexical index changed since it was last saved or restored. */
-  lexicalDirty = false
+  /** Work a saved copy would spare the next process: nodes (re)indexed, and whether any was removed. */
+  unsaved = { indexed: 0, removed: false }
   /** Whether the view holds embeddings (loaded with them). */
   withEmbeddings = false
   adjacency = new Map<string, Array<Neighbour>>()
@@ -78,14 +77,14 @@ export class GraphView {
       if (this.indexed.get(id) === fp) continue // restored from disk, still current
       this.lexical.add(id, text)
       this.indexed.set(id, fp)
-      this.lexicalDirty = true
+      this.unsaved.indexed++
     }
     for (const id of [...this.indexed.keys()]) {
       if (!graph.nodes.has(id)) {
         this.lexical.remove(id)
         this.indexed.delete(id)
         this.vectors?.remove(id)
-        this.lexicalDirty = true
+        this.unsaved.removed = true
       }
     }
     if (withEmbeddings) this.syncVectors(graph, previous)
@@ -113,18 +112,17 @@ export class GraphView {
       analyzer: ANALYZER_ID,
       k1: this.lexical.k1,
       b: this.lexical.b,
-      fingerprints: Object.fromEntries(this.indexed),
-      lexical: this.lexical.toData()
+      fingerprints: Object.fromEntries(this.indexed)
     }
   }
 
   /** Adopts a saved lexical index before the first sync (false when it does not fit). */
-  restoreLexical(data: unknown): boolean {
+  restoreLexical(data: unknown, lexicalBytes: Uint8Array): boolean {
     if (this.nodes.size > 0 || this.indexed.size > 0 || typeof data !== "object" || data === null) return false
     const d = data as Partial<GraphLexicalData>
     if (d.version !== 1 || d.analyzer !== ANALYZER_ID || d.k1 !== this.lexical.k1 || d.b !== this.lexical.b) return false
     if (typeof d.fingerprints !== "object" || d.fingerprints === null) return false
-    const lexical = LexicalIndex.fromData(d.lexical, { ...this.bm25, analyzer: analyze })
+    const lexical = LexicalIndex.fromBinary(lexicalBytes, { ...this.bm25, analyzer: analyze })
     if (lexical === null) return false
     const fps = Object.entries(d.fingerprints)
     if (fps.length !== lexical.size || fps.some(([id, fp]) => typeof fp !== "string" || !lexical.has(id))) return false

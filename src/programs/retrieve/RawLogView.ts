@@ -1,6 +1,6 @@
 import type { RawLogEntry, Role } from "../../domain/Message.js"
 import { analyze } from "../../lib/IndexAnalyzer.js"
-import { LexicalIndex, type LexicalIndexData } from "../../lib/LexicalIndex.js"
+import { LexicalIndex } from "../../lib/LexicalIndex.js"
 import { VectorIndex } from "../../lib/VectorIndex.js"
 import { refKey } from "./rank.js"
 
@@ -13,6 +13,8 @@ export interface RawDoc {
   readonly role: Role
   readonly scope: string | null
   readonly content: string
+  /** Who wrote it, lower-cased, when the log says (metadata.speaker: multi-party conversations). */
+  readonly author: string | null
   /** Keys of the messages before and after it in its session (null at the ends). */
   prev: string | null
   next: string | null
@@ -41,15 +43,16 @@ export const indexedText = (content: string, timestamp: string): string => {
   return month === undefined ? content : `${content} ${month} ${m![1]}`
 }
 
-/** What is kept on disk between processes (see persist.ts). */
+/** What is kept on disk between processes besides the lexical index (see persist.ts). */
 export interface RawLogViewData {
-  readonly version: 1
+  readonly version: 2
   readonly analyzer: string
   readonly k1: number
   readonly b: number
-  /** [sessionId, mtimeMs, readAt, [[index, timestamp, role, scope, content], ...]] */
-  readonly sessions: ReadonlyArray<readonly [string, number, number, ReadonlyArray<readonly [number, string, Role, string | null, string]>]>
-  readonly lexical: LexicalIndexData
+  /** [sessionId, mtimeMs, readAt, [[index, timestamp, role, scope, content, author], ...]] */
+  readonly sessions: ReadonlyArray<
+    readonly [string, number, number, ReadonlyArray<readonly [number, string, Role, string | null, string, string | null]>]
+  >
 }
 
 /** Names the analyzer and month terms; a change of either makes stored indexes stale. */
@@ -73,6 +76,8 @@ export class RawLogView {
   vectorModel: string | null = null
   /** Messages without a vector for vectorModel. */
   private readonly unembedded = new Set<string>()
+  /** Work a saved copy would spare the next process: messages (re)indexed, and whether any was removed. */
+  unsaved = { indexed: 0, removed: false }
   /** Vectors computed since the last save (persist.ts appends them). */
   private newVectors: Array<readonly [string, Float32Array]> = []
 
@@ -83,7 +88,7 @@ export class RawLogView {
   /** The view as stored between processes. */
   toData(): RawLogViewData {
     return {
-      version: 1,
+      version: 2,
       analyzer: ANALYZER_ID,
       k1: this.lexical.k1,
       b: this.lexical.b,
@@ -93,20 +98,19 @@ export class RawLogView {
         mark.readAt,
         mark.keys.map((key) => {
           const d = this.docs.get(key)!
-          return [d.index, d.timestamp, d.role, d.scope, d.content] as const
+          return [d.index, d.timestamp, d.role, d.scope, d.content, d.author] as const
         })
-      ] as const),
-      lexical: this.lexical.toData()
+      ] as const)
     }
   }
 
   /** Restores a stored view into this empty one; false (and nothing changed) when it does not fit. */
-  restore(data: unknown): boolean {
+  restore(data: unknown, lexicalBytes: Uint8Array): boolean {
     if (this.docs.size > 0 || typeof data !== "object" || data === null) return false
     const d = data as Partial<RawLogViewData>
-    if (d.version !== 1 || d.analyzer !== ANALYZER_ID || d.k1 !== this.lexical.k1 || d.b !== this.lexical.b) return false
+    if (d.version !== 2 || d.analyzer !== ANALYZER_ID || d.k1 !== this.lexical.k1 || d.b !== this.lexical.b) return false
     if (!Array.isArray(d.sessions)) return false
-    const lexical = LexicalIndex.fromData(d.lexical, { ...this.bm25, analyzer: analyze })
+    const lexical = LexicalIndex.fromBinary(lexicalBytes, { ...this.bm25, analyzer: analyze })
     if (lexical === null) return false
     const docs = new Map<string, RawDoc>()
     const sessions = new Map<string, SessionMark & { keys: Array<string> }>()
@@ -121,7 +125,7 @@ export class RawLogView {
         keys.push(key)
         docs.set(key, {
           key, sessionId: sid, index: e[0], timestamp: e[1], role: e[2], scope: typeof e[3] === "string" ? e[3] : null,
-          content: e[4], prev: null, next: null
+          content: e[4], author: typeof e[5] === "string" ? e[5] : null, prev: null, next: null
         })
       }
       keys.forEach((key, i) => {
@@ -158,11 +162,19 @@ export class RawLogView {
       seen.add(key)
       keys.push(key)
       const existing = this.docs.get(key)
-      if (existing !== undefined && existing.content === e.content && existing.timestamp === e.timestamp) continue
+      if (
+        existing !== undefined &&
+        existing.content === e.content &&
+        existing.timestamp === e.timestamp &&
+        existing.author === (typeof e.metadata.speaker === "string" ? e.metadata.speaker.trim().toLowerCase() || null : null)
+      ) continue
       changed = true
+      this.unsaved.indexed++
       const scope = typeof e.metadata.scope === "string" ? e.metadata.scope : null
+      const speaker = e.metadata.speaker
+      const author = typeof speaker === "string" && speaker.trim() !== "" ? speaker.trim().toLowerCase() : null
       this.docs.set(key, {
-        key, sessionId, index: e.index, timestamp: e.timestamp, role: e.role, scope, content: e.content, prev: null, next: null
+        key, sessionId, index: e.index, timestamp: e.timestamp, role: e.role, scope, content: e.content, author, prev: null, next: null
       })
       this.lexical.add(key, indexedText(e.content, e.timestamp))
       this.vectors?.remove(key)
@@ -222,6 +234,7 @@ export class RawLogView {
   }
 
   private removeDoc(key: string): void {
+    this.unsaved.removed = true
     this.docs.delete(key)
     this.lexical.remove(key)
     this.vectors?.remove(key)

@@ -11,6 +11,7 @@ import {
 } from "./rank.js"
 import type { RawDoc, RawLogView } from "./RawLogView.js"
 import type { LexicalHit } from "../../lib/LexicalIndex.js"
+import { words } from "../../lib/tokenize.js"
 import { validAt } from "../../lib/time.js"
 
 /** How raw-log lines are scored (defaults below; overridable for measurements). */
@@ -21,10 +22,23 @@ export interface RawTuning {
   readonly neighbourWeight: number
   /** Weight of the session's relevance (mean of its best few lines). */
   readonly sessionWeight: number
+  /** Added to a line's own score when the question names its author (metadata.speaker). */
+  readonly authorWeight: number
 }
+
+/** How graph memories are ranked beyond the reference's blend (defaults below; overridable for measurements). */
+export interface GraphTuning {
+  /** Scale strength and confidence by relevance relative to the best candidate (false: the reference's blend). */
+  readonly gatePriors: boolean
+  /** Entity nodes as results: this share of their blend (1: the reference). */
+  readonly entityFactor: number
+}
+
+export const DEFAULT_GRAPH_TUNING: GraphTuning = { gatePriors: true, entityFactor: 0.5 }
 
 export interface RankSettings extends BlendWeights {
   readonly raw: RawTuning
+  readonly graph: GraphTuning
   readonly bm25AnchorRatio: number
   readonly embedThreshold: number
   readonly neighborExpansion: boolean
@@ -68,10 +82,7 @@ export const BUFFER_MIN_RELEVANCE = 0.5
 // Raw-log blend, measured on LoCoMo (bench/locomo.ts): lexical share when semantics are on, and the weights
 // with which a message borrows from its neighbours (a reply answers what came before it) and from the
 // best messages of its session.
-export const DEFAULT_RAW_TUNING: RawTuning = { lexicalShare: 0.4, neighbourWeight: 0.4, sessionWeight: 0.7 }
-
-/** Entity nodes as results: this share of their blend (see rankGraph). */
-export const ENTITY_RESULT_FACTOR = 0.5
+export const DEFAULT_RAW_TUNING: RawTuning = { lexicalShare: 0.4, neighbourWeight: 0.4, sessionWeight: 0.7, authorWeight: 0.2 }
 const RAW_SESSION_TOP = 3
 
 const pool = (k: number) => Math.max(5 * k, 50)
@@ -201,10 +212,10 @@ const rankGraph = (
   let maxRelevance = 0
   for (const x of scored) maxRelevance = Math.max(maxRelevance, relevanceOf(x.trace, settings, semanticOn))
   for (const x of scored) {
-    const gate = maxRelevance > 0 ? relevanceOf(x.trace, settings, semanticOn) / maxRelevance : 0
+    const gate = !settings.graph.gatePriors ? 1 : maxRelevance > 0 ? relevanceOf(x.trace, settings, semanticOn) / maxRelevance : 0
     // An entity node names a thing and says nothing about it: it anchors neighbour expansion, and as a
     // result it ranks at half its blend, below the statements about it.
-    x.score = blendScore(x.trace, settings, semanticOn, gate) * (x.node.entityType !== null ? ENTITY_RESULT_FACTOR : 1)
+    x.score = blendScore(x.trace, settings, semanticOn, gate) * (x.node.entityType !== null ? settings.graph.entityFactor : 1)
   }
   scored.sort((a, b) => b.score - a.score || (a.node.id < b.node.id ? -1 : 1))
   const top = scored.slice(0, pool(req.k))
@@ -284,13 +295,28 @@ const rankRawLog = (
   const tuning = settings.raw
   const lexShare = vectors === null ? 1 : tuning.lexicalShare
   const own = new Map<string, { lex: number; sim: number; h: number }>()
+  // "What did Caroline say about ..." asks about Caroline's own lines first.
+  const queryWords = new Set(words(req.query))
+  const named = new Map<string, boolean>()
+  const authorNamed = (author: string | null) => {
+    if (author === null || tuning.authorWeight === 0) return false
+    let yes = named.get(author)
+    if (yes === undefined) {
+      const parts = words(author)
+      yes = parts.length > 0 && parts.every((w) => queryWords.has(w))
+      named.set(author, yes)
+    }
+    return yes
+  }
   const score = (key: string) => {
     let s = own.get(key)
     if (s === undefined) {
+      const doc = raw.docs.get(key)!
       const lex = lexical.get(key) ?? 0
       const v = vectors === null ? undefined : raw.vectorOf.get(key)
       const sim = vectors === null ? 0 : (semantic.get(key) ?? (v === undefined ? 0 : Math.max(0, dot(q!, v))))
-      s = { lex, sim, h: lexShare * lex + (1 - lexShare) * sim }
+      const h = lexShare * lex + (1 - lexShare) * sim
+      s = { lex, sim, h: h > 0 && authorNamed(doc.author) ? h + tuning.authorWeight : h }
       own.set(key, s)
     }
     return s

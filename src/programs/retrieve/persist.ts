@@ -14,14 +14,34 @@ export interface PersistTarget {
 
 /** The folder of the retrieval cache. */
 export const indexDir = (dataDir: string): string => path.join(dataDir, "index")
-const viewFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog.json")
+const viewFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog.bin")
 const vectorFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog-vectors.bin")
-const graphFile = (dataDir: string) => path.join(indexDir(dataDir), "graph-lexical.json")
+const graphFile = (dataDir: string) => path.join(indexDir(dataDir), "graph-lexical.bin")
+
+// A cache file: "AWIX", the JSON length, the JSON (metadata), padding to 4 bytes, the lexical index's binary.
+const FILE_MAGIC = "AWIX"
+
+const pack = (meta: unknown, lexical: Uint8Array): Buffer => {
+  const json = Buffer.from(JSON.stringify(meta), "utf8")
+  const head = Buffer.alloc(8)
+  head.write(FILE_MAGIC, 0, "latin1")
+  head.writeUInt32LE(json.length, 4)
+  return Buffer.concat([head, json, Buffer.alloc((4 - (json.length % 4)) % 4), lexical])
+}
+
+const unpack = (buf: Buffer): { readonly meta: unknown; readonly lexical: Uint8Array } | null => {
+  if (buf.length < 8 || buf.toString("latin1", 0, 4) !== FILE_MAGIC) return null
+  const len = buf.readUInt32LE(4)
+  if (8 + len > buf.length) return null
+  const meta = JSON.parse(buf.toString("utf8", 8, 8 + len)) as unknown
+  return { meta, lexical: buf.subarray(8 + len + ((4 - (len % 4)) % 4)) }
+}
 
 /** Gives an empty graph view its saved lexical index (best effort). */
 export const loadGraphLexical = (target: PersistTarget, view: GraphView): boolean => {
   try {
-    return view.restoreLexical(JSON.parse(fs.readFileSync(graphFile(target.dataDir), "utf8")))
+    const file = unpack(fs.readFileSync(graphFile(target.dataDir)))
+    return file !== null && view.restoreLexical(file.meta, file.lexical)
   } catch {
     return false
   }
@@ -30,8 +50,8 @@ export const loadGraphLexical = (target: PersistTarget, view: GraphView): boolea
 /** Saves the graph view's lexical index; a failure reason or null. */
 export const saveGraphLexical = (target: PersistTarget, view: GraphView): string | null => {
   try {
-    replaceFile(graphFile(target.dataDir), JSON.stringify(view.lexicalData()))
-    view.lexicalDirty = false
+    replaceFile(graphFile(target.dataDir), pack(view.lexicalData(), view.lexical.toBinary()))
+    view.unsaved = { indexed: 0, removed: false }
     return null
   } catch (e) {
     return e instanceof Error && "code" in e ? String((e as NodeJS.ErrnoException).code) : "write failed"
@@ -42,6 +62,17 @@ export const saveGraphLexical = (target: PersistTarget, view: GraphView): string
  * Deletes the retrieval cache (it holds copies of logged text and embeddings of it). Hard delete calls this
  * so no deleted text survives in it; the next query rebuilds the index from the logs.
  */
+/**
+ * Whether saving is worth its cost: rewriting the files takes longer than re-indexing a few messages, so a
+ * prompt hook that only added its own prompt leaves the files alone; removals are saved at once (deleted
+ * text must not linger in the cache).
+ */
+export const worthSaving = (unsaved: { readonly indexed: number; readonly removed: boolean }): boolean =>
+  unsaved.removed || unsaved.indexed >= SAVE_AFTER
+
+/** Re-indexed documents after which the cache is rewritten. */
+export const SAVE_AFTER = 200
+
 export const clearRetrievalIndex = (dataDir: string): void => {
   fs.rmSync(indexDir(dataDir), { recursive: true, force: true })
 }
@@ -102,8 +133,8 @@ const decodeVectors = (buf: Buffer, modelId: string): { vectors: Map<string, Flo
 /** Fills an empty view from the cache (best effort: an unusable cache is ignored). True when it did. */
 export const loadPersisted = (target: PersistTarget, view: RawLogView): boolean => {
   try {
-    const text = fs.readFileSync(viewFile(target.dataDir), "utf8")
-    return view.restore(JSON.parse(text))
+    const file = unpack(fs.readFileSync(viewFile(target.dataDir)))
+    return file !== null && view.restore(file.meta, file.lexical)
   } catch {
     return false
   }
@@ -137,7 +168,8 @@ export const loadPersistedVectors = (target: PersistTarget, view: RawLogView): v
 /** Saves the view, and appends the vectors computed since the last save. Returns a failure reason or null. */
 export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsChanged: boolean): string | null => {
   try {
-    replaceFile(viewFile(target.dataDir), JSON.stringify(view.toData()))
+    replaceFile(viewFile(target.dataDir), pack(view.toData(), view.lexical.toBinary()))
+    view.unsaved = { indexed: 0, removed: false }
     if (vectorsChanged) {
       const pending = view.takeNewVectors()
       if (pending.length > 0) {

@@ -10,12 +10,12 @@ import { RawLog } from "../../services/RawLog.js"
 import type { RetrieveOptions, RetrieverShape } from "../../services/Retriever.js"
 import { SessionBuffer, type BufferHit } from "../../services/SessionBuffer.js"
 import { currentEntries } from "../../lib/bufferSearch.js"
-import { DEFAULT_RAW_TUNING, rankQuery, type RankSettings, type RawTuning } from "./engine.js"
+import { DEFAULT_GRAPH_TUNING, DEFAULT_RAW_TUNING, rankQuery, type GraphTuning, type RankSettings, type RawTuning } from "./engine.js"
 import { GraphView } from "./GraphView.js"
 import { refKey } from "./rank.js"
 import { RawLogView } from "./RawLogView.js"
 import {
-  loadGraphLexical, loadPersisted, loadPersistedVectors, saveGraphLexical, savePersisted, type PersistTarget
+  loadGraphLexical, loadPersisted, loadPersistedVectors, saveGraphLexical, savePersisted, worthSaving, type PersistTarget
 } from "./persist.js"
 
 // Embedding the raw log happens once per message; more than this at once is worth a line on stderr.
@@ -32,6 +32,8 @@ export interface RetrieverOptions {
   readonly warn?: (line: string) => void
   /** Raw-log scoring other than the measured defaults (for benchmarks and ablations). */
   readonly rawTuning?: Partial<RawTuning>
+  /** Graph ranking other than the measured defaults (ablations: the reference's blend). */
+  readonly graphTuning?: Partial<GraphTuning>
 }
 
 /**
@@ -70,7 +72,8 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
       neighborDecay: config.neighborDecay,
       rawLogScoreScale: config.rawLogScoreScale,
       strength: strengthParams(config),
-      raw: { ...DEFAULT_RAW_TUNING, ...options.rawTuning }
+      raw: { ...DEFAULT_RAW_TUNING, ...options.rawTuning },
+      graph: { ...DEFAULT_GRAPH_TUNING, ...options.graphTuning }
     }
 
     const embedOrWarn = (texts: ReadonlyArray<string>) =>
@@ -87,30 +90,21 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
 
     const syncRawLog = Effect.gen(function* () {
       const sessions = yield* rawLog.sessions
-      if (!rawLogActive(config.coldStartSessionCount, sessions.length)) return { active: false, changed: false }
+      if (!rawLogActive(config.coldStartSessionCount, sessions.length)) return false
       if (!persistLoaded && persistTarget !== null) {
         persistLoaded = true
         restored = loadPersisted(persistTarget, rawView)
       }
-      let changed = false
-      let marksMoved = false
       const present = new Set<string>()
       for (const s of sessions) {
         present.add(s.sessionId)
         if (!rawView.isStale(s.sessionId, s.mtimeMs)) continue
         const readAt = Date.now()
         const entries = yield* rawLog.read(s.sessionId)
-        // The new mark is worth saving too: it spares the next process this read.
-        if (rawView.syncSession(s.sessionId, entries, { mtimeMs: s.mtimeMs, readAt })) changed = true
-        else marksMoved = true
+        rawView.syncSession(s.sessionId, entries, { mtimeMs: s.mtimeMs, readAt })
       }
-      for (const sid of [...rawView.sessions.keys()]) {
-        if (!present.has(sid)) {
-          rawView.dropSession(sid)
-          changed = true
-        }
-      }
-      return { active: true, changed: changed || (marksMoved && restored) }
+      for (const sid of [...rawView.sessions.keys()]) if (!present.has(sid)) rawView.dropSession(sid)
+      return true
     })
 
     const embedRawLog = Effect.gen(function* () {
@@ -167,11 +161,11 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
           loadGraphLexical(persistTarget, graphView)
         }
         graphView.sync(graph, semantic || graphView.withEmbeddings)
-        if (persistTarget !== null && graphView.lexicalDirty) {
+        if (persistTarget !== null && worthSaving(graphView.unsaved)) {
           const failure = saveGraphLexical(persistTarget, graphView)
           if (failure !== null) warn(`awhm: could not save the retrieval index (${failure}); it is rebuilt next time`)
         }
-        const { active: rawOn, changed: rawChanged } = yield* syncRawLog
+        const rawOn = yield* syncRawLog
         let vectorsChanged = false
         if (semantic && rawOn) vectorsChanged = yield* embedRawLog
         const sessionId = opts.sessionId ?? null
@@ -201,7 +195,7 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
           { graph: graphView, raw: rawOn ? rawView : null, buffer: hits, staleRefs }
         )
         yield* reinforce(outcome.returnedNodes, now)
-        if (persistTarget !== null && (rawChanged || vectorsChanged)) {
+        if (persistTarget !== null && (worthSaving(rawView.unsaved) || vectorsChanged)) {
           const failure = savePersisted(persistTarget, rawView, vectorsChanged)
           if (failure !== null) warn(`awhm: could not save the retrieval index (${failure}); it is rebuilt next time`)
         }
