@@ -1,5 +1,6 @@
 import { Command, ValidationError } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit, Option } from "effect"
 import { stderrLogger } from "../lib/stderrLogger.js"
 import { loadSubcommands } from "./commands.js"

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { McpServer } from "@effect/ai"
-import { NodeSink, NodeStream } from "@effect/platform-node"
+import * as NodeSink from "@effect/platform-node/NodeSink"
+import * as NodeStream from "@effect/platform-node/NodeStream"
 import { Cause, Effect, Exit, Fiber, Layer } from "effect"
 import type { AwhmConfigShape } from "../../domain/Config.js"
 import { stderrLogger } from "../../lib/stderrLogger.js"
