@@ -160,6 +160,38 @@ describe("raw log", () => {
   )
 })
 
+describe("history", () => {
+  it.effect("with include_history the current value comes first, even when the old value's log line matches best", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [["user", "My preferred language is Python"]])
+      yield* logAll("s2", [["user", "Actually, after a long evaluation of several options, my preferred language is Rust"]])
+      const results = yield* retrieve("preferred language", { lexicalOnly: true, includeHistory: true })
+      expect(results.map((r) => [r.source, r.status, r.content])).toEqual([
+        ["graph", "active", "Actually, after a long evaluation of several options, my preferred language is Rust"],
+        ["graph", "superseded", "My preferred language is Python"]
+      ])
+    }).pipe(
+      Effect.provide(
+        world({
+          graph: graphOf([
+            node("old", "My preferred language is Python", {
+              canonicalKey: "fact:my preferred language",
+              status: "superseded",
+              validTo: "2026-01-02T00:00:00.000Z",
+              sourceRefs: [{ sessionId: "s1", messageIndex: 0 }]
+            }),
+            node("new", "Actually, after a long evaluation of several options, my preferred language is Rust", {
+              canonicalKey: "fact:my preferred language",
+              validFrom: "2026-01-02T00:00:00.000Z",
+              sourceRefs: [{ sessionId: "s2", messageIndex: 0 }]
+            })
+          ])
+        })
+      )
+    )
+  )
+})
+
 describe("graph", () => {
   const chain = graphOf(
     [node("a", "Project Orion streams events through Kafka"), node("b", "The cluster sits in Frankfurt")],

@@ -230,6 +230,7 @@ const rankGraph = (
     validTo: node.validTo,
     sourceRefs: node.sourceRefs,
     entity: node.entityType !== null,
+    penalty: (1 - trace.statusBonus) * settings.contradictionPenalty,
     ...(req.trace ? { trace } : {})
   }))
   return { ranked, nodes: new Map(top.map((s) => [s.node.id, { node: s.node, strength: s.strength }])) }

@@ -1,6 +1,5 @@
 // Pure ranking rules shared by the retrieval sources: eligibility, the feature blend, and the merge
 // of buffer, graph and raw-log results into one list.
-import type { SourceRef } from "../../domain/Message.js"
 import type { MemoryNode } from "../../domain/Node.js"
 import type { RetrievalResult, Trace } from "../../domain/Result.js"
 import { normalizeText } from "../../lib/canonical.js"
@@ -83,6 +82,8 @@ const coversMessages = (r: Ranked): boolean =>
 export interface Ranked extends RetrievalResult {
   /** Graph entity node (never stands in for raw-log lines by provenance). */
   readonly entity?: boolean
+  /** The contradiction penalty in a graph memory's score (a line it stands for carries it too). */
+  readonly penalty?: number
 }
 
 /**
@@ -97,7 +98,8 @@ export const mergeResults = (items: ReadonlyArray<Ranked>, k: number): Array<Ret
     .sort((a, b) => b.r.score - a.r.score || PRIORITY[b.r.source] - PRIORITY[a.r.source] || a.i - b.i)
   interface Group {
     rep: Ranked
-    score: number
+    /** Best score per source among the merged results. */
+    best: Record<Ranked["source"], number>
   }
   const groups: Array<Group> = []
   const byContent = new Map<string, Group>()
@@ -121,11 +123,12 @@ export const mergeResults = (items: ReadonlyArray<Ranked>, k: number): Array<Ret
       }
     }
     if (group === undefined) {
-      group = { rep: r, score: r.score }
+      group = { rep: r, best: { buffer: -Infinity, graph: -Infinity, raw_log: -Infinity } }
       groups.push(group)
     } else if (PRIORITY[r.source] > PRIORITY[group.rep.source]) {
       group.rep = r
     }
+    group.best[r.source] = Math.max(group.best[r.source], r.score)
     byContent.set(ck, group)
     if (r.source === "raw_log" || coversMessages(r)) {
       for (const ref of r.sourceRefs) {
@@ -134,14 +137,23 @@ export const mergeResults = (items: ReadonlyArray<Ranked>, k: number): Array<Ret
       }
     }
   }
-  return groups.slice(0, Math.max(0, k)).map(({ rep, score }) => toResult(rep, score))
+  // A group ranks at its best member, except that a log line standing for a superseded memory carries the
+  // memory's contradiction penalty: with history asked for, the current value still comes first.
+  const scored = groups.map((g, i) => {
+    const { buffer, graph, raw_log } = g.best
+    const score =
+      g.rep.source === "buffer"
+        ? Math.max(buffer, graph, raw_log)
+        : g.rep.source === "graph"
+          ? Math.max(graph, raw_log - (g.rep.penalty ?? 0))
+          : raw_log
+    return { g, i, score }
+  })
+  scored.sort((a, b) => b.score - a.score || a.i - b.i)
+  return scored.slice(0, Math.max(0, k)).map(({ g, score }) => toResult(g.rep, score))
 }
 
 const toResult = (r: Ranked, score: number): RetrievalResult => {
-  const { entity: _entity, ...result } = r
+  const { entity: _entity, penalty: _penalty, ...result } = r
   return { ...result, score }
 }
-
-/** Source refs as a set of keys. */
-export const refSet = (refs: ReadonlyArray<SourceRef>): Set<string> =>
-  new Set(refs.map((r) => refKey(r.sessionId, r.messageIndex)))
