@@ -300,19 +300,19 @@ export class LexicalIndex {
       const ints = new Int32Array(Uint8Array.prototype.slice.call(bytes, start, start + nInts * 4).buffer)
       const index = new LexicalIndex(options)
       const ids = terms.map((t) => index.termId(String(t)))
+      // Term ids are mapped in place and each document's terms are a view of that copy (no buffer per document).
+      const pairs = ints.subarray(2 * n + 1)
+      for (let i = 0; i < nPairs; i += 2) {
+        const id = ids[pairs[i]!]
+        if (id === undefined || pairs[i + 1]! <= 0) return null
+        pairs[i] = id
+      }
       for (let d = 0; d < n; d++) {
         const from = ints[n + d]!
         const to = ints[n + d + 1]!
-        if (from > to || to > nPairs) return null
-        const docTerms = new Int32Array(to - from)
-        for (let i = from; i < to; i += 2) {
-          const id = ids[ints[2 * n + 1 + i]!]
-          const tf = ints[2 * n + 1 + i + 1]!
-          if (id === undefined || tf <= 0) return null
-          docTerms[i - from] = id
-          docTerms[i - from + 1] = tf
-        }
-        index.insert(String(keys[d]), ints[d]!, docTerms)
+        const key = String(keys[d])
+        if (from > to || to > nPairs || index.slots.has(key)) return null
+        index.insert(key, ints[d]!, pairs.subarray(from, to), true)
       }
       return index
     } catch {
@@ -336,8 +336,8 @@ export class LexicalIndex {
     return id
   }
 
-  private insert(key: string, length: number, terms: Int32Array): void {
-    this.remove(key)
+  private insert(key: string, length: number, terms: Int32Array, isNew = false): void {
+    if (!isNew) this.remove(key)
     const slot = this.slotKeys.length
     this.slotKeys.push(key)
     this.slotLengths.push(length)

@@ -60,6 +60,7 @@ export const ANALYZER_ID = "porter1+month"
 
 // A log whose mtime is this close to the moment it was read may have changed again within the same tick.
 const RACY_MS = 2000
+const racy = (mark: SessionMark): boolean => mark.mtimeMs >= mark.readAt - RACY_MS
 
 /**
  * The raw log as an indexed retrieval source: every message of every session in a lexical index (stemmed
@@ -67,15 +68,15 @@ const RACY_MS = 2000
  * order of messages within each session (for context propagation). Kept in step session by session.
  */
 export class RawLogView {
-  readonly docs = new Map<string, RawDoc>()
+  docs = new Map<string, RawDoc>()
   lexical: LexicalIndex
-  readonly sessions = new Map<string, SessionMark & { keys: Array<string> }>()
+  sessions = new Map<string, SessionMark & { keys: Array<string> }>()
   vectors: VectorIndex | null = null
   /** The same vectors by message key (for scoring single messages and for saving). */
   readonly vectorOf = new Map<string, Float32Array>()
   vectorModel: string | null = null
   /** Messages without a vector for vectorModel. */
-  private readonly unembedded = new Set<string>()
+  private unembedded = new Set<string>()
   /** Work a saved copy would spare the next process: messages (re)indexed, and whether any was removed. */
   unsaved = { indexed: 0, removed: false }
   /** Vectors computed since the last save (persist.ts appends them). */
@@ -137,17 +138,18 @@ export class RawLogView {
     }
     if (lexical.size !== docs.size) return false
     for (const key of lexical.keys()) if (!docs.has(key)) return false
+    // Adopted whole rather than copied entry by entry (this view was empty): a hook process restores 10k's.
     this.lexical = lexical
-    for (const [k, v] of docs) this.docs.set(k, v)
-    for (const [k, v] of sessions) this.sessions.set(k, v)
-    for (const key of docs.keys()) this.unembedded.add(key)
+    this.docs = docs
+    this.sessions = sessions
+    this.unembedded = new Set(docs.keys())
     return true
   }
 
   /** True when the session's log must be read again (new, modified, or modified too close to the last read). */
   isStale(sessionId: string, mtimeMs: number): boolean {
     const mark = this.sessions.get(sessionId)
-    return mark === undefined || mark.mtimeMs !== mtimeMs || mtimeMs >= mark.readAt - RACY_MS
+    return mark === undefined || mark.mtimeMs !== mtimeMs || racy(mark)
   }
 
   /** Replaces what the view holds of one session with its log as just read; true when a message changed. */
@@ -191,6 +193,9 @@ export class RawLogView {
       doc.prev = keys[i - 1] ?? null
       doc.next = keys[i + 1] ?? null
     })
+    // A racy mark makes every process re-read the session until a save records a settled one: count its
+    // messages as work a save would spare (else an unchanged log written just before a save stays racy).
+    if (old !== undefined && racy(old) && !racy(mark)) this.unsaved.indexed += keys.length
     this.sessions.set(sessionId, { ...mark, keys })
     return changed
   }
