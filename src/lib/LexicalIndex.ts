@@ -5,14 +5,6 @@ export interface LexicalHit {
   readonly score: number
 }
 
-/** The serialised form of a LexicalIndex (tokens as term ids, so a reload never re-tokenizes). */
-export interface LexicalIndexData {
-  readonly version: 1
-  readonly terms: ReadonlyArray<string>
-  /** Per document: [key, length, termId, tf, termId, tf, ...]. */
-  readonly docs: ReadonlyArray<ReadonlyArray<string | number>>
-}
-
 const EMPTY = new Int32Array(0)
 const BINARY_MAGIC = 0x31584c41 // "ALX1"
 
@@ -194,55 +186,9 @@ export class LexicalIndex {
     return order.map((i) => ({ key: this.slotKeys[heapSlot[i]!]!, score: heapScore[i]! }))
   }
 
-  /** A compact copy of the live documents, for persistence. */
-  toData(): LexicalIndexData {
-    const used = new Map<number, number>()
-    const terms: Array<string> = []
-    const docs: Array<Array<string | number>> = []
-    for (let slot = 0; slot < this.slotKeys.length; slot++) {
-      const key = this.slotKeys[slot]
-      if (key === null || key === undefined) continue
-      const row: Array<string | number> = [key, this.slotLengths[slot]!]
-      const t = this.slotTerms[slot]!
-      for (let i = 0; i < t.length; i += 2) {
-        let id = used.get(t[i]!)
-        if (id === undefined) {
-          id = terms.length
-          used.set(t[i]!, id)
-          terms.push(this.termNames[t[i]!]!)
-        }
-        row.push(id, t[i + 1]!)
-      }
-      docs.push(row)
-    }
-    return { version: 1, terms, docs }
-  }
-
-  /** Rebuilds an index from toData() output; null when the data is not in that form. */
-  static fromData(data: unknown, options: LexicalIndexOptions = {}): LexicalIndex | null {
-    if (typeof data !== "object" || data === null) return null
-    const d = data as Partial<LexicalIndexData>
-    if (d.version !== 1 || !Array.isArray(d.terms) || !Array.isArray(d.docs)) return null
-    const index = new LexicalIndex(options)
-    const ids = d.terms.map((t) => index.termId(String(t)))
-    for (const row of d.docs) {
-      if (!Array.isArray(row) || typeof row[0] !== "string" || typeof row[1] !== "number" || row.length % 2 !== 0) return null
-      const terms = new Int32Array(row.length - 2)
-      for (let i = 2; i < row.length; i += 2) {
-        const id = ids[row[i] as number]
-        const tf = row[i + 1]
-        if (id === undefined || typeof tf !== "number" || tf <= 0) return null
-        terms[i - 2] = id
-        terms[i - 1] = tf
-      }
-      index.insert(row[0], row[1], terms)
-    }
-    return index
-  }
-
   /**
    * The live documents as one compact binary block (terms, keys, lengths and per-document term counts as
-   * int32 arrays): several times faster to load than toData's JSON, which matters in a hook process.
+   * int32 arrays): several times faster to load than JSON, which matters in a hook process.
    */
   toBinary(): Uint8Array {
     const used = new Map<number, number>()
