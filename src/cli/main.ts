@@ -22,7 +22,8 @@ const stripAnsi = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, "")
 
 /**
  * @effect/cli prints a multi-line help document for bad arguments; the contract wants one line. So its
- * stderr output is held back and, for a usage error, only the first meaningful line is printed.
+ * stderr output is held back and, for a usage error, only the first meaningful line is printed. Its
+ * stdout (help, and every command's output) is written as is, without colours when not a terminal.
  */
 const withHeldStderr = <A, E, R>(body: (held: Array<string>) => Effect.Effect<A, E, R>) =>
   Effect.flatMap(Effect.console, (base) => {
@@ -30,10 +31,17 @@ const withHeldStderr = <A, E, R>(body: (held: Array<string>) => Effect.Effect<A,
     const hold = (...args: ReadonlyArray<unknown>) => {
       held.push(args.map(String).join(" "))
     }
+    // Help text carries ANSI colours; a pipe or file gets plain text.
+    const plain = !process.stdout.isTTY
+    const log = (...args: ReadonlyArray<unknown>) => {
+      const text = args.map(String).join(" ")
+      process.stdout.write((plain ? stripAnsi(text) : text) + "\n")
+    }
     const console: Console.Console = {
       ...base,
+      log: (...args) => Effect.sync(() => log(...args)),
       error: (...args) => Effect.sync(() => hold(...args)),
-      unsafe: { ...base.unsafe, error: hold }
+      unsafe: { ...base.unsafe, log, error: hold }
     }
     return Effect.withConsole(body(held), console)
   })
