@@ -35,7 +35,7 @@ const withHeldStderr = <A, E, R>(body: (held: Array<string>) => Effect.Effect<A,
     const plain = !process.stdout.isTTY
     const log = (...args: ReadonlyArray<unknown>) => {
       const text = args.map(String).join(" ")
-      process.stdout.write((plain ? stripAnsi(text) : text) + "\n")
+      globalThis.console.log(plain ? stripAnsi(text) : text)
     }
     const console: Console.Console = {
       ...base,
