@@ -1,6 +1,6 @@
 import type { BufferEntry } from "../domain/BufferEntry.js"
-import { Bm25Index, type Bm25Options } from "./bm25.js"
 import { canonicalKeyForContent, correctionSupersedes, isCorrection } from "./canonical.js"
+import { LexicalIndex } from "./LexicalIndex.js"
 
 /**
  * Correction wins (REFERENCE-BEHAVIOUR 4.3): sorted by source message, an entry is hidden when a later
@@ -29,7 +29,7 @@ export interface BufferSearchOptions {
   readonly includeHistory?: boolean
   readonly asOf?: string | null
   readonly correctionWindow: number
-  readonly bm25?: Bm25Options
+  readonly bm25?: { readonly k1?: number; readonly b?: number }
 }
 
 /**
@@ -47,9 +47,11 @@ export const searchEntries = (
   const atTime = asOf === null ? [...entries] : entries.filter((e) => e.timestamp <= asOf)
   const pool = options.includeHistory === true ? atTime : currentEntries(atTime, options.correctionWindow)
   if (pool.length === 0) return []
-  const index = new Bm25Index(pool.map((e) => e.content), options.bm25 ?? {})
+  // The same BM25 index as retrieval (the shared tokenizer, no stemming: the reference's buffer terms).
+  const index = new LexicalIndex(options.bm25 ?? {})
+  pool.forEach((e, i) => index.add(String(i), e.content))
   const hits = index.search(query, pool.length)
   const best = hits[0]?.score ?? 0
   if (best <= 0) return []
-  return hits.map((h) => ({ entry: pool[h.index]!, relevance: h.score / best }))
+  return hits.map((h) => ({ entry: pool[Number(h.key)]!, relevance: h.score / best }))
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { Bm25Index } from "../../src/lib/bm25.js"
+import { Bm25Index } from "../support/referenceBm25.js"
 import { analyze, porterStem } from "../../src/lib/IndexAnalyzer.js"
 import { LexicalIndex } from "../../src/lib/LexicalIndex.js"
 

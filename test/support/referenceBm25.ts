@@ -1,4 +1,6 @@
-import { tokenize } from "./tokenize.js"
+// The reference's BM25, written plainly (positional documents, no removal): the oracle LexicalIndex is
+// checked against.
+import { tokenize } from "../../src/lib/tokenize.js"
 
 export interface Bm25Options {
   readonly k1?: number
