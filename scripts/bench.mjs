@@ -16,13 +16,13 @@ import * as os from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { build } from "esbuild"
+import { nodeBundle } from "./bundleOptions.mjs"
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..")
 const BENCH_DIR = join(ROOT, "bench")
 const OUT_DIR = join(ROOT, ".tmp", "bench")
 const DOC = join(ROOT, "docs", "benchmarks.md")
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 7200) * 1000
-const EXTERNAL = ["@xenova/transformers", "onnxruntime-node", "sharp", "better-sqlite3"]
 
 // Sections appear in this order; unknown ones follow alphabetically.
 const ORDER = ["startup", "graph", "embedder", "consolidation", "retrieval", "eval", "locomo", "hooks"]
@@ -78,11 +78,8 @@ const bundle = async (name) => {
       entryPoints: { [name]: join(BENCH_DIR, `${name}.ts`) },
       outdir: OUT_DIR,
       outExtension: { ".js": ".mjs" },
-      bundle: true,
-      platform: "node",
-      target: "node20",
+      ...nodeBundle,
       format: "esm",
-      external: EXTERNAL,
       // Bundled CommonJS code calls require(); give it one.
       banner: { js: "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);" },
       logLevel: "silent"

@@ -1,5 +1,4 @@
 /** Exit codes of the CLI contract. */
-export const EXIT_OK = 0
 export const EXIT_FAILURE = 1
 export const EXIT_USAGE = 2
 

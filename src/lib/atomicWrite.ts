@@ -7,17 +7,23 @@ let counter = 0
  * Replaces `file` with `data` atomically: write a temp file beside it, fsync, rename over, fsync the
  * folder. A crash leaves either the old or the new content, never a mix.
  */
-export const atomicWriteFileSync = (file: string, data: string | Uint8Array): void => {
-  const dir = path.dirname(file)
+/** Writes `data` to a new private temp file in `dir` and fsyncs it; the caller renames or links it into place. */
+export const writeSyncedTempSync = (dir: string, stem: string, data: string | Uint8Array): string => {
   fs.mkdirSync(dir, { recursive: true })
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.${counter++}.tmp`)
-  const fd = fs.openSync(tmp, "w", 0o600)
+  const tmp = path.join(dir, `.${stem}.${process.pid}.${Date.now()}.${counter++}.tmp`)
+  const fd = fs.openSync(tmp, "wx", 0o600)
   try {
     fs.writeFileSync(fd, data)
     fs.fsyncSync(fd)
   } finally {
     fs.closeSync(fd)
   }
+  return tmp
+}
+
+export const atomicWriteFileSync = (file: string, data: string | Uint8Array): void => {
+  const dir = path.dirname(file)
+  const tmp = writeSyncedTempSync(dir, path.basename(file), data)
   try {
     fs.renameSync(tmp, file)
   } catch (e) {

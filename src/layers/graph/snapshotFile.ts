@@ -5,7 +5,7 @@ import { Either, Schema } from "effect"
 import { type BufferEntry, BufferEntryType } from "../../domain/BufferEntry.js"
 import { CorruptFile, StorageError } from "../../domain/errors.js"
 import type { Graph, MemoryNode } from "../../domain/Node.js"
-import { atomicWriteFileSync } from "../../lib/atomicWrite.js"
+import { atomicWriteFileSync, writeSyncedTempSync } from "../../lib/atomicWrite.js"
 import { canonicalIso, decodeGraph, graphToStored } from "./serialization.js"
 
 // Snapshot files: `{"version":"2.0","created_at","graph":{"nodes","edges"},"wal_state":[buffer entries]}`,
@@ -133,15 +133,7 @@ export const readSnapshotFileSync = (file: string): Snapshot => {
  * link (which fails instead of overwriting), so no snapshot ever replaces another. Returns the path.
  */
 export const writeNewFileSync = (dir: string, name: () => string, data: string): string => {
-  fs.mkdirSync(dir, { recursive: true })
-  const tmp = path.join(dir, `.snapshot.${process.pid}.${Date.now()}.${randomBytes(4).toString("hex")}.tmp`)
-  const fd = fs.openSync(tmp, "wx", 0o600)
-  try {
-    fs.writeFileSync(fd, data)
-    fs.fsyncSync(fd)
-  } finally {
-    fs.closeSync(fd)
-  }
+  const tmp = writeSyncedTempSync(dir, "snapshot", data)
   try {
     for (;;) {
       const file = path.join(dir, name())

@@ -1,0 +1,13 @@
+// esbuild settings shared by the build and the bench runner. transformers.js and the native modules stay
+// external: they load from node_modules, and transformers.js only when a command needs the model.
+export const EXTERNAL = ["@xenova/transformers", "onnxruntime-node", "sharp", "better-sqlite3"]
+
+/** A Node 20 bundle with the external native modules. */
+export const nodeBundle = {
+  bundle: true,
+  platform: "node",
+  target: "node20",
+  external: EXTERNAL,
+  legalComments: "none",
+  logLevel: "warning"
+}
