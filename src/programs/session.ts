@@ -1,4 +1,4 @@
-import { Effect, Schedule } from "effect"
+import { Effect } from "effect"
 import type { CorruptFile, InvalidInput, StorageError } from "../domain/errors.js"
 import type { Role } from "../domain/Message.js"
 import type { RetrievalResult } from "../domain/Result.js"
@@ -34,19 +34,15 @@ type Services = RawLog | SessionBuffer | GraphStore | Embedder | Stage2Client | 
 
 /**
  * A session as a scoped resource (the reference's AWHMSession): acquiring it recovers the session's
- * buffer from its WAL and starts its periodic flush; closing the scope flushes, whatever way it ends.
+ * buffer from its WAL (SessionBufferLive flushes changed buffers every buffer_flush_interval); closing the
+ * scope flushes, whatever way it ends.
  */
 export const makeMemorySession = Effect.fn("MemorySession")(function* (sessionId: string) {
   const buffer = yield* SessionBuffer
   const retriever = yield* Retriever
-  const config = yield* AppConfig
   const services = yield* Effect.context<Services>()
+  // Recovery: the first read of a session loads its WAL. The periodic flush is the SessionBuffer layer's own.
   yield* buffer.entries(sessionId)
-  yield* buffer.flush().pipe(
-    Effect.catchAll((e) => Effect.logWarning(`buffer flush failed: ${e.message}`)),
-    Effect.repeat(Schedule.spaced(`${Math.round(config.bufferFlushInterval * 1000)} millis`)),
-    Effect.forkScoped
-  )
   yield* Effect.addFinalizer(() =>
     buffer.flush(true).pipe(Effect.catchAll((e) => Effect.logWarning(`final buffer flush failed: ${e.message}`)))
   )
