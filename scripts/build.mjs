@@ -1,9 +1,24 @@
 // Bundles the bins into dist/ with esbuild: one file per bin starts several times faster than
 // loading Effect as separate modules. transformers.js (and its native deps) stays external and is
 // loaded lazily, only when a command needs the embedding model.
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
+import * as path from "node:path"
 import { build } from "esbuild"
 import { nodeBundle } from "./bundleOptions.mjs"
+
+// The build's identity, from the sources and the lockfile: a hook talks only to a hook server of the
+// same build, so an upgrade never sends prompts to an old server still in memory.
+const buildId = (() => {
+  const hash = createHash("sha256")
+  const files = fs.readdirSync("src", { recursive: true }).map(String).filter((f) => f.endsWith(".ts")).sort()
+  for (const f of [...files.map((f) => path.join("src", f)), "package-lock.json"]) {
+    hash.update(f + "\0")
+    hash.update(fs.readFileSync(f))
+  }
+  return hash.digest("hex").slice(0, 16)
+})()
+const define = { __AWHM_BUILD_ID__: JSON.stringify(buildId) }
 
 // Old chunks would otherwise pile up in dist/chunks at every build.
 fs.rmSync("dist/chunks", { recursive: true, force: true })
@@ -16,6 +31,7 @@ await build({
   format: "esm",
   splitting: true,
   chunkNames: "chunks/[name]-[hash]",
+  define,
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __awhmCreateRequire } from 'node:module'; const require = __awhmCreateRequire(import.meta.url);"
   }
@@ -28,7 +44,8 @@ await build({
   entryPoints: { "awhm-hook": "src/programs/hooks/main.ts" },
   outdir: "dist",
   outExtension: { ".js": ".cjs" },
-  format: "cjs"
+  format: "cjs",
+  define
 })
 
 // The library entry (package "exports"): dependencies stay external so an Effect app shares its own

@@ -46,14 +46,27 @@ const saveCache = (dir: string, name: string, data: Buffer) => {
   }
 }
 
-/**
- * Runs `awhm hook <args>` from dist/awhm-hook.cjs with V8's code cache. Returns false when the bundle is
- * not there (running from sources), so the caller falls back to the ES module.
- */
-export const runHookBundle = (args: ReadonlyArray<string>): boolean => {
+/** dist/awhm-hook.cjs beside the bin, or null when running from sources. */
+const bundleFile = (): string | null => {
   const here = path.dirname(fileURLToPath(import.meta.url))
-  const file = [path.join(here, BUNDLE), path.join(here, "..", BUNDLE)].find((f) => fs.existsSync(f))
-  if (file === undefined) return false
+  return [path.join(here, BUNDLE), path.join(here, "..", BUNDLE)].find((f) => fs.existsSync(f)) ?? null
+}
+
+type HookMain = (args: ReadonlyArray<string>, stdin?: string) => Promise<void>
+
+/**
+ * Runs `awhm hook <args>` from dist/awhm-hook.cjs with V8's code cache, or from the ES module when the
+ * bundle is not there (running from sources). `stdin`: the payload, when already read.
+ */
+export const runHookInProcess = async (args: ReadonlyArray<string>, stdin?: string): Promise<void> => {
+  const main = loadHookBundle()
+  if (main === null) return (await import("../programs/hooks/main.js")).main(args, stdin)
+  return main(args, stdin)
+}
+
+const loadHookBundle = (): HookMain | null => {
+  const file = bundleFile()
+  if (file === null) return null
   const source = fs.readFileSync(file, "utf8")
   const stat = fs.statSync(file)
   // V8 checks a cache only against the source's length: the name carries the build's identity too.
@@ -67,13 +80,13 @@ export const runHookBundle = (args: ReadonlyArray<string>): boolean => {
     cachedData = undefined
   }
   const script = new vm.Script(Module.wrap(source), { filename: file, ...(cachedData ? { cachedData } : {}) })
-  const module = { exports: {} as { main?: (args: ReadonlyArray<string>) => Promise<void> } }
+  const module = { exports: {} as { main?: HookMain } }
   script.runInThisContext()(module.exports, createRequire(file), module, file, path.dirname(file))
   const main = module.exports.main
-  if (main === undefined) return false
-  void main(args).then(() => {
-    // After the run, so the cache also holds the functions this hook compiled on the way.
-    if (dir !== null && (cachedData === undefined || script.cachedDataRejected === true)) saveCache(dir, name, script.createCachedData())
-  })
-  return true
+  if (main === undefined) return null
+  return (args, stdin) =>
+    main(args, stdin).then(() => {
+      // After the run, so the cache also holds the functions this hook compiled on the way.
+      if (dir !== null && (cachedData === undefined || script.cachedDataRejected === true)) saveCache(dir, name, script.createCachedData())
+    })
 }

@@ -1,6 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import type { HookArgs } from "../programs/hooks/run.js"
+import type { HookArgs } from "../programs/hooks/argv.js"
 import { dataDirOption } from "./common.js"
 
 // The bin runs `awhm hook <event>` through a fast path (src/programs/hooks/main.ts) that skips this
@@ -48,10 +48,27 @@ const settings = Command.make("settings", { command }, (o) =>
   run({ event: "settings", command: Option.getOrNull(o.command) })
 ).pipe(Command.withDescription("Print the hooks block to merge into ~/.claude/settings.json"))
 
+const idleSeconds = Options.integer("idle-seconds").pipe(
+  Options.withDescription("Exit after this many seconds without a hook (default 900)"),
+  Options.withDefault(900)
+)
+
+const serve = Command.make("serve", { idleSeconds, dataDir: dataDirOption }, (o) =>
+  run({ event: "serve", idleSeconds: o.idleSeconds, dataDir: dataDir(o.dataDir) })
+).pipe(
+  Command.withDescription(
+    "Run the hook server: it keeps the graph and indexes in memory and answers prompt and stop over a Unix socket. The hooks start it themselves; AWHM_HOOK_SERVER=0 keeps them from it"
+  )
+)
+
+const shutdown = Command.make("shutdown", { dataDir: dataDirOption }, (o) =>
+  run({ event: "shutdown", dataDir: dataDir(o.dataDir) })
+).pipe(Command.withDescription("Stop the data dir's hook server (the next prompt runs in-process and starts it again)"))
+
 /** `awhm hook prompt|stop|session-end|settings`: Claude Code hooks (payload JSON on stdin; always exit 0). */
 export const hookCommand = Command.make("hook").pipe(
   Command.withDescription(
     "Claude Code hooks: read the hook's JSON payload on stdin and answer as Claude Code expects. Always exit 0; problems go to stderr. AWHM_HOOK_ACTIVE=1 turns them off."
   ),
-  Command.withSubcommands([prompt, stop, sessionEnd, settings])
+  Command.withSubcommands([prompt, stop, sessionEnd, settings, serve, shutdown])
 )

@@ -2,11 +2,11 @@ import * as fs from "node:fs"
 import { Cause, ConfigError, ConfigProvider, Effect, Layer } from "effect"
 import { awhmConfig, type AwhmConfigShape } from "../domain/Config.js"
 import { ConfigurationError } from "../domain/errors.js"
-import { dataPaths, expandPath } from "../lib/paths.js"
+import { dataPaths, resolveDataDir } from "../lib/paths.js"
 import { AppConfig } from "../services/AppConfig.js"
 
 /** Environment variables that are switches of their own, not configuration parameters. */
-const NOT_PARAMETERS = new Set(["data_dir", "hook_active", "mock_embeddings", "stage2", "scope", "bench_full"])
+const NOT_PARAMETERS = new Set(["data_dir", "hook_active", "hook_server", "mock_embeddings", "stage2", "scope", "bench_full"])
 
 const envParameters = (env: NodeJS.ProcessEnv): Map<string, string> => {
   const map = new Map<string, string>()
@@ -45,7 +45,7 @@ export const loadConfig = (
   env: NodeJS.ProcessEnv = process.env
 ): Effect.Effect<AwhmConfigShape, ConfigurationError> =>
   Effect.gen(function* () {
-    const dataDir = expandPath(flags.data_dir ?? env.AWHM_DATA_DIR ?? "~/.awhm")
+    const dataDir = resolveDataDir(flags.data_dir, env)
     const configFile = dataPaths(dataDir).configJson
     const fileConfig = yield* Effect.try({
       try: () => (fs.existsSync(configFile) ? (JSON.parse(fs.readFileSync(configFile, "utf8")) as unknown) : {}),

@@ -12,6 +12,10 @@ export const expandPath = (p: string): string => {
   return path.resolve(home)
 }
 
+/** The data dir: the flag, else AWHM_DATA_DIR, else ~/.awhm. */
+export const resolveDataDir = (flag: string | null | undefined, env: NodeJS.ProcessEnv): string =>
+  expandPath(flag ?? env.AWHM_DATA_DIR ?? "~/.awhm")
+
 const MAX_ENCODED = 180
 
 /**

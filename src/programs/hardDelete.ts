@@ -15,6 +15,7 @@ import {
 } from "../layers/graph/tombstones.js"
 import { makeGraphStoreJson } from "../layers/GraphStoreJson.js"
 import { makeGraphStoreSqlite } from "../layers/GraphStoreSqlite.js"
+import { shutdownHookServers } from "../lib/hookSocket.js"
 import { dataPaths, type DataPaths } from "../lib/paths.js"
 import { clearRetrievalIndex } from "./retrieve/persist.js"
 import { AppConfig } from "../services/AppConfig.js"
@@ -147,6 +148,9 @@ export const hardDelete = Effect.fn("hardDelete")(function* (nodeId: string, opt
   const graph = yield* store.load({ withEmbeddings: false })
   const node = graph.nodes.get(nodeId)
   if (node === undefined) return yield* new NodeNotFound({ nodeId, message: `node ${nodeId} not found` })
+  // Hook servers hold the graph and logged text in memory, and save indexes: stopped before anything is
+  // scrubbed, none can write the text back afterwards (the next prompt starts a fresh one).
+  yield* Effect.promise(() => shutdownHookServers(config.dataDir))
   const sourceMessages = new Set(node.sourceRefs.map((r) => messageKey(r.sessionId, r.messageIndex)))
   const text = normalizeContent(node.content)
   const siblings = Array.from(graph.nodes.values()).filter(

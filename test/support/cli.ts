@@ -32,8 +32,10 @@ export const runAwhm = (args: ReadonlyArray<string>, options: CliOptions = {}): 
       reject(new Error(`dist/awhm.mjs could not be built: ${process.env.VITEST_AWHM_BUILD_ERROR}`))
       return
     }
-    const env: Record<string, string | undefined> = { ...process.env, AWHM_EMBEDDER: "mock", ...options.env }
-    for (const k of Object.keys(env)) if (k.startsWith("AWHM_") && !(k in (options.env ?? {})) && k !== "AWHM_EMBEDDER") delete env[k]
+    // No hook server unless a test asks for one: a hook must not leave a background process behind.
+    const defaults = { AWHM_EMBEDDER: "mock", AWHM_HOOK_SERVER: "0" }
+    const env: Record<string, string | undefined> = { ...process.env, ...defaults, ...options.env }
+    for (const k of Object.keys(env)) if (k.startsWith("AWHM_") && !(k in (options.env ?? {})) && !(k in defaults)) delete env[k]
     if (options.dataDir !== undefined) env.AWHM_DATA_DIR = options.dataDir
     const child = spawn(process.execPath, [BIN, ...args], { env, cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] })
     let stdout = ""

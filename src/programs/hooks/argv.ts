@@ -1,4 +1,23 @@
-import { HOOK_EVENTS, type HookArgs, type HookEvent } from "./run.js"
+// Plain TypeScript: the hook client (src/bin/hookClient.ts) parses arguments too, without loading Effect.
+
+/** Claude Code's hooks, then the hook server's own: `serve` runs it, `shutdown` stops it. */
+export const HOOK_EVENTS = ["prompt", "stop", "session-end", "settings", "serve", "shutdown"] as const
+export type HookEvent = (typeof HOOK_EVENTS)[number]
+
+export interface HookArgs {
+  readonly event: HookEvent
+  /** prompt: how many memories (default 5). */
+  readonly k?: number
+  /** prompt: use embeddings too. */
+  readonly semantic?: boolean
+  /** session-end: run Stage 2 as well. */
+  readonly stage2?: boolean
+  /** settings: the command Claude Code should run (default: the awhm on PATH). */
+  readonly command?: string | null
+  readonly dataDir?: string | null
+  /** serve: exit after this many seconds without a request. */
+  readonly idleSeconds?: number
+}
 
 export interface ParsedHookArgv {
   /** Null when the event is unknown. */
@@ -7,7 +26,7 @@ export interface ParsedHookArgv {
   readonly problems: ReadonlyArray<string>
 }
 
-const VALUE_OPTIONS = new Set(["-k", "--data-dir", "--command"])
+const VALUE_OPTIONS = new Set(["-k", "--data-dir", "--command", "--idle-seconds"])
 const FLAGS = new Set(["--semantic", "--stage2", "--json"])
 
 /**
@@ -46,6 +65,9 @@ export const parseHookArgv = (argv: ReadonlyArray<string>): ParsedHookArgv => {
     if (name === "-k") {
       if (/^\d+$/.test(value) && Number(value) >= 1) args.k = Number(value)
       else problems.push(`-k expects a whole number >= 1, got '${value}'`)
+    } else if (name === "--idle-seconds") {
+      if (/^\d+$/.test(value) && Number(value) >= 1) args.idleSeconds = Number(value)
+      else problems.push(`--idle-seconds expects a whole number >= 1, got '${value}'`)
     } else if (name === "--data-dir") args.dataDir = value
     else args.command = value
   }

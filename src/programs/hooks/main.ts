@@ -4,10 +4,10 @@ import { processIO, runHook } from "./run.js"
 
 /**
  * `awhm hook …` without the full CLI: the bin dispatches here directly. Always exits 0; problems are
- * one line each on stderr.
+ * one line each on stderr. `stdin`: the payload when the caller has already read it.
  */
-export const main = async (argv: ReadonlyArray<string>): Promise<void> => {
-  const io = processIO()
+export const main = async (argv: ReadonlyArray<string>, stdin?: string): Promise<void> => {
+  const io = stdin === undefined ? processIO() : { ...processIO(), readStdin: () => Promise.resolve(stdin) }
   try {
     const { args, problems } = parseHookArgv(argv)
     for (const problem of problems) io.stderr(`awhm hook error: ${problem}\n`)

@@ -3,22 +3,9 @@ import { loadConfig } from "../../layers/ConfigLive.js"
 import { stderrLogger } from "../../lib/stderrLogger.js"
 import { parsePayload } from "./payload.js"
 import { renderSettings } from "./settings.js"
+import type { HookArgs } from "./argv.js"
+import type { HookServices } from "./services.js"
 
-export const HOOK_EVENTS = ["prompt", "stop", "session-end", "settings"] as const
-export type HookEvent = (typeof HOOK_EVENTS)[number]
-
-export interface HookArgs {
-  readonly event: HookEvent
-  /** prompt: how many memories (default 5). */
-  readonly k?: number
-  /** prompt: use embeddings too. */
-  readonly semantic?: boolean
-  /** session-end: run Stage 2 as well. */
-  readonly stage2?: boolean
-  /** settings: the command Claude Code should run (default: the awhm on PATH). */
-  readonly command?: string | null
-  readonly dataDir?: string | null
-}
 
 /** Where a hook's output goes: stdout is what Claude Code reads, stderr is for people. */
 export interface HookIO {
@@ -46,10 +33,15 @@ const DEFAULT_K = 5
 const withScopeAlias = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
   env.AWHM_SCOPE !== undefined && env.AWHM_SCOPE_MODE === undefined ? { ...env, AWHM_SCOPE_MODE: env.AWHM_SCOPE } : env
 
-const runEvent = (args: HookArgs, io: HookIO) =>
+const runEvent = (args: HookArgs, io: HookIO, services: HookServices | undefined) =>
   Effect.gen(function* () {
     if (args.event === "settings") {
       io.stdout(renderSettings(args.command ?? null) + "\n")
+      return
+    }
+    if (args.event === "serve" || args.event === "shutdown") {
+      const { runServerEvent } = yield* Effect.promise(() => import("./serverEvents.js"))
+      yield* runServerEvent(args, io)
       return
     }
     // Set by Stage 2's `claude -p` child (and by anyone who wants the hooks off): no recursion.
@@ -64,7 +56,7 @@ const runEvent = (args: HookArgs, io: HookIO) =>
     switch (args.event) {
       case "prompt": {
         const { runPrompt } = yield* Effect.promise(() => import("./wiring.js"))
-        const out = yield* runPrompt(config, payload, { k: args.k ?? DEFAULT_K, semantic: args.semantic ?? false })
+        const out = yield* runPrompt(config, payload, { k: args.k ?? DEFAULT_K, semantic: args.semantic ?? false }, services, io.stderr)
         if (out !== null) io.stdout(out + "\n")
         return
       }
@@ -86,10 +78,10 @@ const runEvent = (args: HookArgs, io: HookIO) =>
  * Runs one Claude Code hook. Never fails: any problem becomes one "awhm hook error: …" line on
  * stderr, so a hook can never block the agent.
  */
-export const runHook = (args: HookArgs, io: HookIO): Effect.Effect<void> =>
-  runEvent(args, io).pipe(
+export const runHook = (args: HookArgs, io: HookIO, services?: HookServices): Effect.Effect<void> =>
+  runEvent(args, io, services).pipe(
     Effect.catchAllCause((cause) => Effect.sync(() => io.stderr(errorLine(cause) + "\n"))),
-    Effect.provide(stderrLogger("awhm hook"))
+    Effect.provide(stderrLogger("awhm hook", io.stderr))
   )
 
 /** The real process's stdin (empty when it is a terminal: there is no payload to wait for). */

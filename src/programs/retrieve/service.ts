@@ -34,6 +34,30 @@ export interface RetrieverOptions {
   readonly rawTuning?: Partial<RawTuning>
   /** Graph ranking other than the measured defaults (ablations: the reference's blend). */
   readonly graphTuning?: Partial<GraphTuning>
+  /**
+   * Indexes kept from an earlier retriever over the same stores and configuration (the hook server
+   * builds a retriever per request around one long-lived state). Default: a fresh state.
+   */
+  readonly state?: RetrieverState
+}
+
+/**
+ * What a retriever has indexed so far: the graph and raw-log views and which saved copies it has
+ * adopted. Valid only for one data dir, configuration and embedder.
+ */
+export class RetrieverState {
+  readonly graphView: GraphView
+  readonly rawView: RawLogView
+  persistLoaded = false
+  graphRestored = false
+  restored = false
+  vectorsLoaded = false
+  embedderBroken = false
+
+  constructor(modelId: string | null, bm25: { readonly k1: number; readonly b: number }) {
+    this.graphView = new GraphView(modelId, bm25)
+    this.rawView = new RawLogView(bm25)
+  }
 }
 
 /**
@@ -50,15 +74,10 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
     const embedder = yield* Embedder
     const warn = options.warn ?? ((line: string) => process.stderr.write(line + "\n"))
     const bm25 = { k1: config.bm25K1, b: config.bm25B }
-    const graphView = new GraphView(embedder.enabled ? embedder.modelId : null, bm25)
-    const rawView = new RawLogView(bm25)
+    const state = options.state ?? new RetrieverState(embedder.enabled ? embedder.modelId : null, bm25)
+    const { graphView, rawView } = state
     const persistTarget: PersistTarget | null =
       (options.persist ?? store.location !== null) ? { dataDir: config.dataDir, modelId: embedder.modelId } : null
-    let persistLoaded = false
-    let graphRestored = false
-    let restored = false
-    let vectorsLoaded = false
-    let embedderBroken = false
     const settings: RankSettings = {
       wSemantic: config.wSemantic,
       wLexical: config.wLexical,
@@ -81,8 +100,8 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
         Effect.map(Option.some),
         Effect.catchAll((e) =>
           Effect.sync(() => {
-            if (!embedderBroken) warn(`awhm: ${e.message}; continuing lexical-only`)
-            embedderBroken = true
+            if (!state.embedderBroken) warn(`awhm: ${e.message}; continuing lexical-only`)
+            state.embedderBroken = true
             return Option.none<ReadonlyArray<Float32Array>>()
           })
         )
@@ -91,9 +110,9 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
     const syncRawLog = Effect.gen(function* () {
       const sessions = yield* rawLog.sessions
       if (!rawLogActive(config.coldStartSessionCount, sessions.length)) return false
-      if (!persistLoaded && persistTarget !== null) {
-        persistLoaded = true
-        restored = loadPersisted(persistTarget, rawView)
+      if (!state.persistLoaded && persistTarget !== null) {
+        state.persistLoaded = true
+        state.restored = loadPersisted(persistTarget, rawView)
       }
       const present = new Set<string>()
       for (const s of sessions) {
@@ -108,8 +127,8 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
     })
 
     const embedRawLog = Effect.gen(function* () {
-      if (!vectorsLoaded && restored && persistTarget !== null) loadPersistedVectors(persistTarget, rawView)
-      vectorsLoaded = true
+      if (!state.vectorsLoaded && state.restored && persistTarget !== null) loadPersistedVectors(persistTarget, rawView)
+      state.vectorsLoaded = true
       const missing = rawView.missingVectors(embedder.modelId)
       if (missing.length === 0) return false
       if (missing.length >= EMBED_NOTICE_AT) warn(`awhm: indexing ${missing.length} logged messages for semantic search (once)`)
@@ -148,7 +167,7 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
         const asOf = opts.asOf === undefined || opts.asOf === null ? null : (parseTimestamp(opts.asOf) ?? opts.asOf)
         const includeHistory = opts.includeHistory ?? config.includeHistoryByDefault
         const trace = opts.trace ?? config.traceRetrieval
-        const wantSemantic = opts.lexicalOnly !== true && embedder.enabled && !embedderBroken
+        const wantSemantic = opts.lexicalOnly !== true && embedder.enabled && !state.embedderBroken
         let queryVector: Float32Array | null = null
         if (wantSemantic && query.trim() !== "") {
           const v = yield* embedOrWarn([query])
@@ -156,8 +175,8 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
         }
         const semantic = queryVector !== null
         const graph = yield* store.load({ withEmbeddings: semantic || graphView.withEmbeddings })
-        if (!graphRestored && persistTarget !== null) {
-          graphRestored = true
+        if (!state.graphRestored && persistTarget !== null) {
+          state.graphRestored = true
           loadGraphLexical(persistTarget, graphView)
         }
         graphView.sync(graph, semantic || graphView.withEmbeddings)

@@ -1,0 +1,70 @@
+import { spawn } from "node:child_process"
+import { buildId } from "../lib/buildId.js"
+import { askHookServer, awhmEnv, hookSocketDir, hookSocketPath, privateSocketDir } from "../lib/hookSocket.js"
+import { resolveDataDir } from "../lib/paths.js"
+import { parseHookArgv } from "../programs/hooks/argv.js"
+import { runHookInProcess } from "./hookBundle.js"
+
+// `awhm hook prompt|stop` on every turn of an agent: ask the data dir's hook server, which has the graph
+// and the indexes in memory, and only when none is running do the work here (and start one for the
+// next prompt). Plain Node: loading Effect would cost more than the server saves.
+
+/** Claude Code gives a hook 60 s by default; a server that takes half of that has a problem. */
+const REPLY_TIMEOUT_MS = 30_000
+
+const readStdin = async (): Promise<string> => {
+  if (process.stdin.isTTY) return ""
+  const chunks: Array<Buffer> = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString("utf8")
+}
+
+const debug = (line: string) => {
+  if (process.env.AWHM_HOOK_DEBUG) process.stderr.write(`awhm hook: ${line}\n`)
+}
+
+/** Starts `awhm hook serve` detached from this process (and from Claude Code's pipes). */
+const startServer = (dataDir: string) => {
+  try {
+    const bin = process.argv[1]
+    if (bin === undefined) return
+    const child = spawn(process.execPath, [bin, "hook", "serve", "--data-dir", dataDir], {
+      detached: true,
+      stdio: "ignore",
+      env: process.env
+    })
+    child.on("error", () => {})
+    child.unref()
+    debug("started the hook server")
+  } catch {
+    // The server is an optimisation: the next prompt runs in-process again.
+  }
+}
+
+/** Runs `awhm hook <args>` (the arguments after `hook`), through the hook server when it can. */
+export const runHook = async (args: ReadonlyArray<string>): Promise<void> => {
+  const { args: parsed } = parseHookArgv(args)
+  const build = buildId
+  const served =
+    parsed !== null &&
+    (parsed.event === "prompt" || parsed.event === "stop") &&
+    !process.env.AWHM_HOOK_ACTIVE &&
+    process.env.AWHM_HOOK_SERVER !== "0"
+  if (!served || build === null) return runHookInProcess(args)
+  const stdin = await readStdin()
+  const dataDir = resolveDataDir(parsed.dataDir, process.env)
+  const dir = hookSocketDir(dataDir)
+  const reply = privateSocketDir(dir)
+    ? await askHookServer(hookSocketPath(dataDir, build), { argv: args, env: awhmEnv(process.env), stdin }, REPLY_TIMEOUT_MS)
+    : "unavailable"
+  if (reply !== "unavailable") {
+    debug("answered by the hook server")
+    process.stdout.write(reply.stdout)
+    process.stderr.write(reply.stderr)
+    process.exitCode = 0
+    return
+  }
+  debug("no hook server; running in this process")
+  await runHookInProcess(args, stdin)
+  startServer(dataDir)
+}

@@ -1,0 +1,226 @@
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as path from "node:path"
+import { afterEach, describe, expect, it } from "@effect/vitest"
+import { askHookServer, hookSocketDir } from "../../src/lib/hookSocket.js"
+import { dataPaths } from "../../src/lib/paths.js"
+import { makeTempDir, runAwhm } from "../support/cli.js"
+import { hookSockets, startHookServer, waitFor } from "../support/hookServer.js"
+
+// The hook server (`awhm hook serve`) through the real bin: it answers what the hook would answer on its
+// own, sees what other processes write, and never outlives its welcome.
+
+const HEADER = "Relevant memories from previous sessions (from awhm):"
+const SERVED = "awhm hook: answered by the hook server\n"
+const FACT = "Our staging database is PostgreSQL 16 on db-stage-2."
+
+const cleanups: Array<() => void | Promise<unknown>> = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+const tempDir = () => {
+  const t = makeTempDir("awhm-hooksrv-")
+  cleanups.push(t.cleanup)
+  return t.dir
+}
+const serverFor = async (dir: string, options: Parameters<typeof startHookServer>[1] = {}) => {
+  const server = await startHookServer(dir, options)
+  cleanups.push(() => server.stop())
+  return server
+}
+
+/** A prompt hook with the server switched on and the debug line that says who answered. */
+const prompt = (dir: string, text: string, sessionId = "s-live") =>
+  runAwhm(["hook", "prompt"], {
+    dataDir: dir,
+    env: { AWHM_HOOK_SERVER: "1", AWHM_HOOK_DEBUG: "1" },
+    input: JSON.stringify({ session_id: sessionId, cwd: "/p", hook_event_name: "UserPromptSubmit", prompt: text })
+  })
+
+const context = (stdout: string): string | null =>
+  stdout === "" ? null : (JSON.parse(stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput.additionalContext
+
+/** Logs and consolidates one user message (scope /p, as the hooks tag them); returns the new node ids. */
+const remember = async (dir: string, sessionId: string, text: string): Promise<Array<string>> => {
+  expect((await runAwhm(["log", "--session", sessionId, "--role", "user", text], { dataDir: dir })).code).toBe(0)
+  const r = await runAwhm(["consolidate", "--session", sessionId, "--json"], { dataDir: dir })
+  expect(r.code).toBe(0)
+  const nodes = await runAwhm(["nodes", "--json"], { dataDir: dir })
+  return (JSON.parse(nodes.stdout) as { nodes: Array<{ id: string; sourceSessions: Array<string> }> }).nodes
+    .filter((n) => n.sourceSessions.includes(sessionId))
+    .map((n) => n.id)
+}
+
+/** Whether a server answers on the socket (an empty hook: nothing is logged). */
+const answering = async (dir: string): Promise<boolean> => {
+  const sockets = hookSockets(dir)
+  if (sockets.length === 0) return false
+  const reply = await askHookServer(sockets[0]!, { argv: ["prompt"], env: {}, stdin: "" }, 5_000)
+  return reply !== "unavailable"
+}
+
+describe("awhm hook serve", () => {
+  it("the first prompt runs in-process and starts the server; later ones are answered by it, with the same memories", async () => {
+    const dir = tempDir()
+    await remember(dir, "s1", FACT)
+    const first = await prompt(dir, "Which database does staging use?", "s-a")
+    cleanups.push(() => runAwhm(["hook", "shutdown"], { dataDir: dir }))
+    expect(first.stderr).toBe("awhm hook: no hook server; running in this process\nawhm hook: started the hook server\n")
+    expect(context(first.stdout)).toBe(`${HEADER}\n- ${FACT}`)
+    await waitFor("the started server", () => answering(dir))
+    const second = await prompt(dir, "Which database does staging use?", "s-b")
+    expect(second).toEqual({ code: 0, stdout: first.stdout, stderr: SERVED })
+    // Both prompts were logged, once each, by whoever ran them.
+    for (const sid of ["claude-s-a", "claude-s-b"]) {
+      const lines = fs.readFileSync(dataPaths(dir).logFile(sid), "utf8").trim().split("\n")
+      expect(lines.map((l) => JSON.parse(l).content)).toEqual(["Which database does staging use?"])
+    }
+    const stopped = await runAwhm(["hook", "shutdown"], { dataDir: dir })
+    expect(stopped).toEqual({ code: 0, stdout: "", stderr: "awhm: stopped 1 hook server\n" })
+    await waitFor("the socket to go", () => hookSockets(dir).length === 0)
+  })
+
+  it("a hard delete stops the warm server first, and what it deleted is never recalled", async () => {
+    const dir = tempDir()
+    const ids = await remember(dir, "s1", FACT)
+    expect(ids.length).toBe(1)
+    const server = await serverFor(dir)
+    const before = await prompt(dir, "Which database does staging use?")
+    expect(before.stderr).toBe(SERVED)
+    expect(context(before.stdout)).toBe(`${HEADER}\n- ${FACT}`)
+    expect((await runAwhm(["delete", ids[0]!], { dataDir: dir })).code).toBe(0)
+    // Stopped by the delete: no process holds the deleted text any more.
+    expect(await server.exited).toBe(0)
+    const after = await prompt(dir, "Which database does staging use?")
+    cleanups.push(() => runAwhm(["hook", "shutdown"], { dataDir: dir }))
+    expect(after).toEqual({
+      code: 0,
+      stdout: "",
+      stderr: "awhm hook: no hook server; running in this process\nawhm hook: started the hook server\n"
+    })
+  })
+
+  it("a snapshot restored by another process is what the warm server answers from", async () => {
+    const dir = tempDir()
+    // Graph only: the raw log (which a restore leaves alone) would still hold the message.
+    fs.mkdirSync(dir, { recursive: true })
+    fs.writeFileSync(dataPaths(dir).configJson, JSON.stringify({ cold_start_session_count: 0 }))
+    await remember(dir, "s1", "I prefer pnpm over npm.")
+    const snap = await runAwhm(["snapshot", "create", "--json"], { dataDir: dir })
+    const snapshotPath = (JSON.parse(snap.stdout) as { path: string }).path
+    await remember(dir, "s2", FACT)
+    await serverFor(dir)
+    expect(context((await prompt(dir, "Which database does staging use?")).stdout)).toBe(`${HEADER}\n- ${FACT}`)
+    expect((await runAwhm(["snapshot", "restore", "--path", snapshotPath], { dataDir: dir })).code).toBe(0)
+    expect(await prompt(dir, "Which database does staging use?")).toEqual({ code: 0, stdout: "", stderr: SERVED })
+    const pnpm = await prompt(dir, "Which package manager do I prefer?")
+    expect(pnpm).toEqual({ code: 0, stdout: expect.any(String), stderr: SERVED })
+    expect(context(pnpm.stdout)).toBe(`${HEADER}\n- I prefer pnpm over npm.`)
+  })
+
+  it("concurrent hooks are all answered, and every prompt is logged exactly once", async () => {
+    const dir = tempDir()
+    await remember(dir, "s1", FACT)
+    await serverFor(dir)
+    const texts = Array.from({ length: 6 }, (_, i) => `Which database does staging use, take ${i}?`)
+    const results = await Promise.all(texts.map((t) => prompt(dir, t, "s-many")))
+    for (const r of results) {
+      expect(r.code).toBe(0)
+      expect(r.stderr).toBe(SERVED)
+      // The fact first; the other takes, logged meanwhile, may follow.
+      expect(context(r.stdout)?.split("\n").slice(0, 2)).toEqual([HEADER, `- ${FACT}`])
+    }
+    const lines = fs.readFileSync(dataPaths(dir).logFile("claude-s-many"), "utf8").trim().split("\n").map((l) => JSON.parse(l))
+    expect(lines.map((l) => l.index)).toEqual([0, 1, 2, 3, 4, 5])
+    expect(lines.map((l) => l.content).sort()).toEqual([...texts].sort())
+  })
+
+  it("a killed server's socket is taken over: the next prompt runs in-process and starts a new server", async () => {
+    const dir = tempDir()
+    await remember(dir, "s1", FACT)
+    const server = await serverFor(dir)
+    server.child.kill("SIGKILL")
+    await server.exited
+    expect(hookSockets(dir).length).toBe(1) // the dead server's socket is still there
+    const r = await prompt(dir, "Which database does staging use?")
+    cleanups.push(() => runAwhm(["hook", "shutdown"], { dataDir: dir }))
+    expect(r.stderr).toBe("awhm hook: no hook server; running in this process\nawhm hook: started the hook server\n")
+    expect(context(r.stdout)).toBe(`${HEADER}\n- ${FACT}`)
+    await waitFor("the new server", () => answering(dir))
+    expect((await prompt(dir, "Which database does staging use?")).stderr).toBe(SERVED)
+  })
+
+  it("one server per data dir: a second `serve` sees the first and leaves", async () => {
+    const dir = tempDir()
+    await serverFor(dir)
+    expect(await runAwhm(["hook", "serve"], { dataDir: dir })).toEqual({
+      code: 0,
+      stdout: "",
+      stderr: "awhm: a hook server is already running for this data dir\n"
+    })
+    expect(await answering(dir)).toBe(true)
+  })
+
+  it("exits when idle, and when its data dir is removed, taking its socket along", async () => {
+    const idle = tempDir()
+    const server = await serverFor(idle, { idleSeconds: 1 })
+    expect(await server.exited).toBe(0)
+    expect(hookSockets(idle)).toEqual([])
+    expect(server.stderr()).toBe("")
+
+    const t = makeTempDir("awhm-hooksrv-")
+    const gone = await serverFor(t.dir)
+    t.cleanup()
+    expect(await gone.exited).toBe(0)
+  })
+
+  it("a long data dir path puts the socket in a private folder under the temp dir", async () => {
+    const dir = path.join(tempDir(), "a".repeat(60), "b".repeat(40))
+    fs.mkdirSync(dir, { recursive: true })
+    await remember(dir, "s1", FACT)
+    await serverFor(dir)
+    const socketDir = hookSocketDir(dir)
+    expect(socketDir.startsWith(path.join(dataPaths(dir).root, "run"))).toBe(false)
+    expect(fs.statSync(socketDir).mode & 0o777).toBe(0o700)
+    const r = await prompt(dir, "Which database does staging use?")
+    expect(r.stderr).toBe(SERVED)
+    expect(context(r.stdout)).toBe(`${HEADER}\n- ${FACT}`)
+  })
+
+  it("an unreadable request gets an error answer, and the server goes on serving", async () => {
+    const dir = tempDir()
+    await remember(dir, "s1", FACT)
+    await serverFor(dir)
+    const reply = await new Promise<string>((resolve, reject) => {
+      let data = ""
+      const socket = net.createConnection(hookSockets(dir)[0]!, () => socket.end("this is not json\n"))
+      socket.on("data", (c) => (data += String(c)))
+      socket.on("error", reject)
+      socket.on("close", () => resolve(data))
+    })
+    expect(JSON.parse(reply)).toEqual({ stdout: "", stderr: "awhm hook error: the hook server got an unreadable request\n" })
+    expect((await prompt(dir, "Which database does staging use?")).stderr).toBe(SERVED)
+  })
+
+  it("AWHM_HOOK_SERVER=0 and AWHM_HOOK_ACTIVE start no server", async () => {
+    const dir = tempDir()
+    await remember(dir, "s1", FACT)
+    const payload = JSON.stringify({ session_id: "s", cwd: "/p", prompt: "Which database does staging use?" })
+    const off = await runAwhm(["hook", "prompt"], { dataDir: dir, env: { AWHM_HOOK_SERVER: "0", AWHM_HOOK_DEBUG: "1" }, input: payload })
+    expect(context(off.stdout)).toBe(`${HEADER}\n- ${FACT}`)
+    expect(off.stderr).toBe("")
+    const active = await runAwhm(["hook", "prompt"], { dataDir: dir, env: { AWHM_HOOK_ACTIVE: "1", AWHM_HOOK_DEBUG: "1" }, input: payload })
+    expect(active).toEqual({ code: 0, stdout: "", stderr: "" })
+    await new Promise((r) => setTimeout(r, 500))
+    expect(hookSockets(dir)).toEqual([])
+  })
+
+  it("shutdown with no server running says so", async () => {
+    expect(await runAwhm(["hook", "shutdown"], { dataDir: tempDir() })).toEqual({
+      code: 0,
+      stdout: "",
+      stderr: "awhm: stopped 0 hook servers\n"
+    })
+  })
+})
+

@@ -1,0 +1,59 @@
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { hookSocketDir } from "../../src/lib/hookSocket.js"
+import { BIN, ROOT, runAwhm } from "./cli.js"
+
+/** A hook server started by a test, in the foreground (its stderr kept), stopped by the test. */
+export interface TestHookServer {
+  readonly child: ChildProcess
+  readonly stderr: () => string
+  /** Resolves with the exit code once the process has ended. */
+  readonly exited: Promise<number | null>
+  /** `awhm hook shutdown`, then waits for the process to end. */
+  readonly stop: () => Promise<number | null>
+}
+
+/** The hook server's socket files of a data dir. */
+export const hookSockets = (dataDir: string): Array<string> => {
+  const dir = hookSocketDir(dataDir)
+  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith(".sock")).map((f) => path.join(dir, f)) : []
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Polls `check` every 20 ms until it holds (fails after `timeoutMs`). */
+export const waitFor = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> => {
+  const started = Date.now()
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`)
+    await sleep(20)
+  }
+}
+
+/** Runs `awhm hook serve` on `dataDir` and waits until its socket is there. */
+export const startHookServer = async (
+  dataDir: string,
+  options: { readonly idleSeconds?: number; readonly env?: Record<string, string> } = {}
+): Promise<TestHookServer> => {
+  const env: Record<string, string | undefined> = { ...process.env, AWHM_EMBEDDER: "mock", ...options.env, AWHM_DATA_DIR: dataDir }
+  delete env.AWHM_HOOK_ACTIVE
+  const args = [BIN, "hook", "serve", "--idle-seconds", String(options.idleSeconds ?? 300)]
+  const child = spawn(process.execPath, args, { env, cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] })
+  let stderr = ""
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d))
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+  let ended = false
+  void exited.then(() => (ended = true))
+  await waitFor("the hook server's socket", () => ended || hookSockets(dataDir).length > 0)
+  if (ended) throw new Error(`the hook server exited at once: ${stderr}`)
+  return {
+    child,
+    stderr: () => stderr,
+    exited,
+    stop: async () => {
+      if (!ended) await runAwhm(["hook", "shutdown"], { dataDir })
+      return exited
+    }
+  }
+}
