@@ -108,7 +108,7 @@ describe("awhm hook (edge cases)", () => {
     expect(await runAwhm(["hook", "nonsense"], { dataDir: dir, input: payload })).toEqual({
       code: 0,
       stdout: "",
-      stderr: "awhm hook error: unknown hook 'nonsense' (expected one of: prompt, stop, session-end, settings)\n"
+      stderr: "awhm hook error: unknown hook 'nonsense' (expected one of: prompt, stop, session-end, settings, serve, shutdown)\n"
     })
     const badK = await runAwhm(["hook", "prompt", "-k", "many"], { dataDir: dir, input: payload })
     expect(badK).toMatchObject({ code: 0, stderr: "awhm hook error: -k expects a whole number >= 1, got 'many'\n" })

@@ -127,6 +127,8 @@ describe("hook argv (the bin's fast path)", () => {
     })
     expect(parseHookArgv(["session-end", "--stage2"]).args).toEqual({ event: "session-end", stage2: true })
     expect(parseHookArgv(["settings", "--command", "npx awhm"]).args).toEqual({ event: "settings", command: "npx awhm" })
+    expect(parseHookArgv(["serve", "--idle-seconds", "60", "--data-dir", "/d"]).args).toEqual({ event: "serve", idleSeconds: 60, dataDir: "/d" })
+    expect(parseHookArgv(["serve", "--idle-seconds=0"]).problems).toEqual(["--idle-seconds expects a whole number >= 1, got '0'"])
   })
 
   it("reports bad or unknown arguments but still runs with the defaults", () => {
@@ -140,7 +142,7 @@ describe("hook argv (the bin's fast path)", () => {
   it("rejects an unknown event", () => {
     expect(parseHookArgv(["pre-tool"])).toEqual({
       args: null,
-      problems: ["unknown hook 'pre-tool' (expected one of: prompt, stop, session-end, settings)"]
+      problems: ["unknown hook 'pre-tool' (expected one of: prompt, stop, session-end, settings, serve, shutdown)"]
     })
   })
 })
