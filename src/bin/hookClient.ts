@@ -9,8 +9,8 @@ import { runHookInProcess } from "./hookBundle.js"
 // and the indexes in memory, and only when none is running do the work here (and start one for the
 // next prompt). Plain Node: loading Effect would cost more than the server saves.
 
-/** Claude Code gives a hook 60 s by default; a server that takes half of that has a problem. */
-const REPLY_TIMEOUT_MS = 30_000
+/** Below the 20 s Claude Code is told to give the hook (`awhm hook settings`), so the hook says why itself. */
+const REPLY_TIMEOUT_MS = 15_000
 
 const readStdin = async (): Promise<string> => {
   if (process.stdin.isTTY) return ""
@@ -31,6 +31,8 @@ const startServer = (dataDir: string) => {
     const child = spawn(process.execPath, [bin, "hook", "serve", "--data-dir", dataDir], {
       detached: true,
       stdio: "ignore",
+      // Not the project's directory: a long-lived process should not keep it busy.
+      cwd: "/",
       env: process.env
     })
     child.on("error", () => {})

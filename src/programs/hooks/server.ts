@@ -127,6 +127,11 @@ export const serveHooks = async (options: HookServerOptions): Promise<"stopped" 
     server.close()
     // Only our own socket: a newer server may have taken the path over.
     if (inode(socketPath) === ownInode) fs.rmSync(socketPath, { force: true })
+    try {
+      fs.rmdirSync(dir) // only when empty: no other build's server uses it
+    } catch {
+      // another server's socket is there
+    }
     void queue.then(() => Effect.runPromise(recall.release)).finally(stopped)
   }
 
