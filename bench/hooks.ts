@@ -85,7 +85,7 @@ const childCpuMs = (timesOutput: string): number => {
  * Medians of `node dist/awhm.mjs <args>` fed `input`: whole-process wall time, and CPU time (user+sys),
  * which other load on a shared machine disturbs much less. Run under bash, whose `times` reports the CPU.
  */
-const timeHook = (dataDir: string, args: ReadonlyArray<string>, input: (i: number) => string, server = false) => {
+const timeHook = (dataDir: string, args: ReadonlyArray<string>, input: (i: number) => string, server = false, script: string | null = BIN) => {
   const wall: Array<number> = []
   const cpu: Array<number> = []
   const env: NodeJS.ProcessEnv = { ...process.env, AWHM_DATA_DIR: dataDir, AWHM_EMBEDDER: "mock", AWHM_HOOK_SERVER: server ? "1" : "0" }
@@ -93,7 +93,7 @@ const timeHook = (dataDir: string, args: ReadonlyArray<string>, input: (i: numbe
   for (let i = 0; i < RUNS + 1; i++) {
     const started = process.hrtime.bigint()
     // `times` writes to fd 3, so the hook's own stderr stays apart.
-    const r = spawnSync("bash", ["-c", '"$@"; s=$?; times >&3; exit $s', "bash", process.execPath, BIN, ...args], {
+    const r = spawnSync("bash", ["-c", '"$@"; s=$?; times >&3; exit $s', "bash", process.execPath, ...(script === null ? [] : [script]), ...args], {
       input: input(i),
       env,
       encoding: "utf8",
@@ -171,6 +171,7 @@ export async function run(): Promise<string> {
     }
   }
   const baseline = timeHook(os.tmpdir(), ["--version"], () => "")
+  const bareNode = timeHook(os.tmpdir(), ["-e", "0"], () => "", false, null)
   const cached = fs.existsSync(path.join(path.dirname(BIN), "awhm-hook.cjs"))
   return [
     "## Hooks",
@@ -194,7 +195,8 @@ export async function run(): Promise<string> {
     "|---|---|---|---|",
     ...rows,
     "",
-    `For scale: \`node dist/awhm.mjs --version\` (the full CLI doing nothing) takes ${fmt(baseline)}. The hooks skip the`,
+    `For scale: \`node -e 0\` (Node itself) takes ${fmt(bareNode)}, the floor of any hook; \`node dist/awhm.mjs --version\``,
+    `(the full CLI doing nothing) takes ${fmt(baseline)}. The hooks skip the`,
     `full CLI; ${cached ? "this build ships dist/awhm-hook.cjs, so they also run from V8's code cache" : "this build has no dist/awhm-hook.cjs, so they run without V8's code cache"}.`,
     "",
     `<!-- figure: hook_prompt_10k_ms = ${served10k.toFixed(1)} -->`,
