@@ -2,6 +2,7 @@ import { spawn } from "node:child_process"
 import { buildId } from "../lib/buildId.js"
 import { askHookServer, awhmEnv, hookSocketDir, hookSocketPath, privateSocketDir } from "../lib/hookSocket.js"
 import { resolveDataDir } from "../lib/paths.js"
+import { readProcessStdin } from "../lib/stdin.js"
 import { parseHookArgv } from "../programs/hooks/argv.js"
 import { runHookInProcess } from "./hookBundle.js"
 
@@ -11,13 +12,6 @@ import { runHookInProcess } from "./hookBundle.js"
 
 /** Below the 20 s Claude Code is told to give the hook (`awhm hook settings`), so the hook says why itself. */
 const REPLY_TIMEOUT_MS = 15_000
-
-const readStdin = async (): Promise<string> => {
-  if (process.stdin.isTTY) return ""
-  const chunks: Array<Buffer> = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString("utf8")
-}
 
 const debug = (line: string) => {
   if (process.env.AWHM_HOOK_DEBUG) process.stderr.write(`awhm hook: ${line}\n`)
@@ -53,7 +47,7 @@ export const runHook = async (args: ReadonlyArray<string>): Promise<void> => {
     !process.env.AWHM_HOOK_ACTIVE &&
     process.env.AWHM_HOOK_SERVER !== "0"
   if (!served || build === null) return runHookInProcess(args)
-  const stdin = await readStdin()
+  const stdin = await readProcessStdin()
   const dataDir = resolveDataDir(parsed.dataDir, process.env)
   const dir = hookSocketDir(dataDir)
   const reply = privateSocketDir(dir)

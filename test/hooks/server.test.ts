@@ -4,7 +4,7 @@ import * as path from "node:path"
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { askHookServer, hookSocketDir } from "../../src/lib/hookSocket.js"
 import { dataPaths } from "../../src/lib/paths.js"
-import { makeTempDir, runAwhm } from "../support/cli.js"
+import { BIN, makeTempDir, runAwhm } from "../support/cli.js"
 import { hookSockets, startHookServer, waitFor } from "../support/hookServer.js"
 
 // The hook server (`awhm hook serve`) through the real bin: it answers what the hook would answer on its
@@ -222,5 +222,18 @@ describe("awhm hook serve", () => {
       stderr: "awhm: stopped 0 hook servers\n"
     })
   })
-})
 
+  it("the hook client loads no Effect: the bin's static imports are plain Node", () => {
+    // What a prompt costs when the server answers is Node's start-up plus these files.
+    const seen = new Set<string>()
+    const visit = (file: string) => {
+      if (seen.has(file)) return
+      seen.add(file)
+      const text = fs.readFileSync(file, "utf8")
+      expect(text).not.toContain("node_modules/effect/")
+      for (const m of text.matchAll(/^import(?:[^"']*from)?\s*["'](\.[^"']+)["']/gm)) visit(path.resolve(path.dirname(file), m[1]!))
+    }
+    visit(BIN)
+    expect(seen.size).toBeGreaterThan(2)
+  })
+})

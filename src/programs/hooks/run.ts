@@ -1,5 +1,6 @@
 import { Cause, Effect, Option } from "effect"
 import { loadConfig } from "../../layers/ConfigLive.js"
+import { readProcessStdin } from "../../lib/stdin.js"
 import { stderrLogger } from "../../lib/stderrLogger.js"
 import { parsePayload } from "./payload.js"
 import { renderSettings } from "./settings.js"
@@ -83,14 +84,6 @@ export const runHook = (args: HookArgs, io: HookIO, services?: HookServices): Ef
     Effect.catchAllCause((cause) => Effect.sync(() => io.stderr(errorLine(cause) + "\n"))),
     Effect.provide(stderrLogger("awhm hook", io.stderr))
   )
-
-/** The real process's stdin (empty when it is a terminal: there is no payload to wait for). */
-export const readProcessStdin = async (): Promise<string> => {
-  if (process.stdin.isTTY) return ""
-  const chunks: Array<Buffer> = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString("utf8")
-}
 
 export const processIO = (): HookIO => ({
   readStdin: readProcessStdin,
