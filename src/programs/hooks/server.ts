@@ -117,6 +117,8 @@ export const serveHooks = async (options: HookServerOptions): Promise<"stopped" 
   let queue: Promise<unknown> = Promise.resolve()
   let pending = 0
   let stopping = false
+  /** Set once the stores are closed: a hook whose request ends after that closes them again itself. */
+  let closed = false
   let stopped!: () => void
   const done = new Promise<void>((resolve) => (stopped = resolve))
 
@@ -132,7 +134,17 @@ export const serveHooks = async (options: HookServerOptions): Promise<"stopped" 
     } catch {
       // another server's socket is there
     }
-    void queue.then(() => Effect.runPromise(recall.release)).finally(stopped)
+    // Hooks already accepted are still answered; then the stores close.
+    const drain = (): Promise<void> => {
+      const current = queue
+      return current.then(() => (current === queue ? undefined : drain()))
+    }
+    void drain()
+      .then(() => {
+        closed = true
+        return Effect.runPromise(recall.release)
+      })
+      .finally(stopped)
   }
 
   const timer = setInterval(() => {
@@ -164,7 +176,9 @@ export const serveHooks = async (options: HookServerOptions): Promise<"stopped" 
       const reply = queue.then(() =>
         request === null
           ? { stdout: "", stderr: "awhm hook error: the hook server got an unreadable request\n" }
-          : runRequest(request, dataDir, recall)
+          : closed
+            ? runRequest(request, dataDir, recall).finally(() => Effect.runPromise(recall.release))
+            : runRequest(request, dataDir, recall)
       )
       queue = reply.catch(() => undefined)
       void reply
