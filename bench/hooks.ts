@@ -114,7 +114,17 @@ const runAwhm = (dataDir: string, args: ReadonlyArray<string>) =>
   spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, AWHM_DATA_DIR: dataDir, AWHM_EMBEDDER: "mock" }, encoding: "utf8" })
 
 /** Starts the data dir's hook server and waits until it has warmed up (its first answer), in ms. */
-const startServer = (dataDir: string, payload: string): number => {
+/** Resident memory of a process in MB (Linux /proc), NaN elsewhere. */
+const rssMb = (pid: number | undefined): number => {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]
+    return kb === undefined ? NaN : Number(kb) / 1024
+  } catch {
+    return NaN
+  }
+}
+
+const startServer = (dataDir: string, payload: string): { readonly ms: number; readonly pid: number | undefined } => {
   const started = Date.now()
   const child = spawn(process.execPath, [BIN, "hook", "serve", "--data-dir", dataDir, "--idle-seconds", "600"], {
     detached: true,
@@ -135,7 +145,7 @@ const startServer = (dataDir: string, payload: string): number => {
     encoding: "utf8"
   })
   if (!String(r.stderr).includes("answered by the hook server")) throw new Error(`the hook server did not answer: ${r.stderr}`)
-  return Date.now() - started
+  return { ms: Date.now() - started, pid: child.pid }
 }
 
 export async function run(): Promise<string> {
@@ -158,13 +168,14 @@ export async function run(): Promise<string> {
       const warmUp = startServer(dir, promptInput(-1))
       const servedPrompt = timeHook(dir, ["hook", "prompt"], promptInput, true)
       const servedStop = timeHook(dir, ["hook", "stop"], stopInput, true)
+      const rss = rssMb(warmUp.pid)
       runAwhm(dir, ["hook", "shutdown"])
       if (n === 10_000) {
         prompt10k = prompt.wall
         served10k = servedPrompt.wall
       }
       rows.push(`| ${n.toLocaleString("en-US")} | ${fmt(prompt)} | ${fmt(stop)} | ${fmt(settings)} |`)
-      serverRows.push(`| ${n.toLocaleString("en-US")} | ${fmt(servedPrompt)} | ${fmt(servedStop)} | ${(warmUp / 1000).toFixed(2)} s |`)
+      serverRows.push(`| ${n.toLocaleString("en-US")} | ${fmt(servedPrompt)} | ${fmt(servedStop)} | ${(warmUp.ms / 1000).toFixed(2)} s | ${rss.toFixed(0)} MB |`)
     } finally {
       runAwhm(dir, ["hook", "shutdown"])
       fs.rmSync(dir, { recursive: true, force: true })
@@ -184,8 +195,8 @@ export async function run(): Promise<string> {
     "With the hook server (the default: the first hook starts `awhm hook serve`, which keeps the graph and the",
     "indexes in memory; the hook itself only sends the payload over a Unix socket):",
     "",
-    "| memories | hook prompt | hook stop | server start, until its first answer |",
-    "|---|---|---|---|",
+    "| memories | hook prompt | hook stop | server start, until its first answer | server memory (RSS) after the runs |",
+    "|---|---|---|---|---|",
     ...serverRows,
     "",
     "Without it (`AWHM_HOOK_SERVER=0`, and the first prompt of a data dir, which then starts the server): every",
