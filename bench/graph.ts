@@ -4,8 +4,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Effect } from "effect"
 import { type Edge, type Graph, makeNode, type MemoryNode } from "../src/domain/Node.js"
-import { makeGraphStoreJson } from "../src/layers/GraphStoreJson.js"
-import { makeGraphStoreSqlite } from "../src/layers/GraphStoreSqlite.js"
+import { openGraphStoreFile } from "../src/layers/graph/openStore.js"
 import type { GraphStoreShape } from "../src/services/GraphStore.js"
 
 const DIM = 384 // all-MiniLM-L6-v2, the default model
@@ -62,14 +61,7 @@ const graphOf = (n: number, dim: number): Graph => {
 }
 
 type Backend = "sqlite" | "json"
-const open = (backend: Backend, dir: string) =>
-  backend === "sqlite"
-    ? makeGraphStoreSqlite({ file: path.join(dir, "graph", "memory_graph.sqlite"), snapshotsDir: path.join(dir, "snapshots") })
-    : makeGraphStoreJson({
-        file: path.join(dir, "graph", "memory_graph.json"),
-        lockFile: path.join(dir, "locks", "graph.lock"),
-        snapshotsDir: path.join(dir, "snapshots")
-      })
+const open = openGraphStoreFile
 
 const withStore = <A>(backend: Backend, dir: string, f: (s: GraphStoreShape) => Effect.Effect<A, unknown>) =>
   Effect.runPromise(Effect.scoped(Effect.flatMap(open(backend, dir), f)))

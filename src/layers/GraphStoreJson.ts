@@ -126,7 +126,7 @@ export const GraphStoreJson: Layer.Layer<GraphStore, StorageError | CorruptFile,
     const paths = dataPaths(config.dataDir)
     return yield* makeGraphStoreJson({
       file: paths.graphJson,
-      lockFile: path.join(paths.locks, "graph.lock"),
+      lockFile: paths.graphLock,
       snapshotsDir: paths.snapshots,
       importSqlite: paths.graphSqlite
     })

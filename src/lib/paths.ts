@@ -54,6 +54,7 @@ export const dataPaths = (dataDir: string) => ({
   ledger: path.join(dataDir, "meta", "deletion_ledger.jsonl"),
   salt: path.join(dataDir, "meta", "tombstone_salt"),
   configJson: path.join(dataDir, "config.json"),
-  locks: path.join(dataDir, "locks")
+  locks: path.join(dataDir, "locks"),
+  graphLock: path.join(dataDir, "locks", "graph.lock")
 })
 export type DataPaths = ReturnType<typeof dataPaths>

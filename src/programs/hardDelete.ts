@@ -1,5 +1,4 @@
 import * as fs from "node:fs"
-import * as path from "node:path"
 import { Effect } from "effect"
 import type { BufferEntry } from "../domain/BufferEntry.js"
 import { NodeNotFound, StorageError } from "../domain/errors.js"
@@ -13,8 +12,7 @@ import {
   normalizeContent,
   tombstoneSalt
 } from "../layers/graph/tombstones.js"
-import { makeGraphStoreJson } from "../layers/GraphStoreJson.js"
-import { makeGraphStoreSqlite } from "../layers/GraphStoreSqlite.js"
+import { openGraphStoreFile } from "../layers/graph/openStore.js"
 import { shutdownHookServers } from "../lib/hookSocket.js"
 import { dataPaths, type DataPaths } from "../lib/paths.js"
 import { clearRetrievalIndex } from "./retrieve/persist.js"
@@ -111,14 +109,11 @@ const scrubSnapshots = (paths: DataPaths, target: Target, warnings: Array<string
 
 /** The graph file of the backend not in use (left by a backend switch) is scrubbed too. */
 const scrubOtherBackend = (config: AppConfig["Type"], paths: DataPaths, target: Target, warnings: Array<string>) => {
-  const other = config.storageBackend === "sqlite" ? paths.graphJson : paths.graphSqlite
+  const otherBackend = config.storageBackend === "sqlite" ? "json" : "sqlite"
+  const other = otherBackend === "json" ? paths.graphJson : paths.graphSqlite
   if (!fs.existsSync(other)) return Effect.void
-  const open =
-    config.storageBackend === "sqlite"
-      ? makeGraphStoreJson({ file: other, lockFile: path.join(paths.locks, "graph.lock"), snapshotsDir: paths.snapshots, importSqlite: null })
-      : makeGraphStoreSqlite({ file: other, importJson: null, snapshotsDir: paths.snapshots })
   return Effect.gen(function* () {
-    const store = yield* open
+    const store = yield* openGraphStoreFile(otherBackend, paths.root)
     yield* store.update((g) => {
       const gone = Array.from(g.nodes.values()).filter(target.nodeMatches).map((n) => n.id)
       return Effect.succeed([undefined, { deleteNodes: gone }] as const)

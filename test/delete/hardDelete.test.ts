@@ -6,8 +6,9 @@ import { Effect, Layer } from "effect"
 import type { CorruptFile, NodeNotFound, StorageError } from "../../src/domain/errors.js"
 import { type Edge, makeNode, type MemoryNode } from "../../src/domain/Node.js"
 import { ConfigFromValues } from "../../src/layers/ConfigLive.js"
-import { GraphStoreJson, makeGraphStoreJson } from "../../src/layers/GraphStoreJson.js"
-import { GraphStoreSqlite, makeGraphStoreSqlite } from "../../src/layers/GraphStoreSqlite.js"
+import { openGraphStoreFile } from "../../src/layers/graph/openStore.js"
+import { GraphStoreJson } from "../../src/layers/GraphStoreJson.js"
+import { GraphStoreSqlite } from "../../src/layers/GraphStoreSqlite.js"
 import { RawLogLive } from "../../src/layers/RawLogLive.js"
 import { SessionBufferLive } from "../../src/layers/SessionBufferLive.js"
 import { dataPaths } from "../../src/lib/paths.js"
@@ -69,10 +70,7 @@ const seed = (dir: string, backend: "sqlite" | "json") =>
     yield* createSnapshot()
     // A graph file of the other backend (left by a backend switch) holds a copy too.
     const paths = dataPaths(dir)
-    const other =
-      backend === "sqlite"
-        ? makeGraphStoreJson({ file: paths.graphJson, lockFile: path.join(paths.locks, "graph.lock"), snapshotsDir: paths.snapshots, importSqlite: null })
-        : makeGraphStoreSqlite({ file: paths.graphSqlite, importJson: null, snapshotsDir: paths.snapshots })
+    const other = openGraphStoreFile(backend === "sqlite" ? "json" : "sqlite", dir)
     yield* Effect.scoped(Effect.flatMap(other, (s) => s.replaceAll({ nodes: new Map(nodes.map((n) => [n.id, n])), edges })))
     // The retrieval cache, and a temp file a killed writer left behind.
     fs.mkdirSync(path.join(dir, "index"), { recursive: true })

@@ -4,8 +4,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { build } from "esbuild"
 import { Effect } from "effect"
-import { makeGraphStoreJson } from "../../src/layers/GraphStoreJson.js"
-import { makeGraphStoreSqlite } from "../../src/layers/GraphStoreSqlite.js"
+import { openGraphStoreFile } from "../../src/layers/graph/openStore.js"
 import { plainNode, tempDir } from "../support/graphFixtures.js"
 
 // The worker is bundled into .cache/ inside the project, so `better-sqlite3` resolves from node_modules.
@@ -45,14 +44,7 @@ const printed = (child: ChildProcess, line: string) =>
     })
   })
 
-const openStore = (backend: "sqlite" | "json", dir: string) =>
-  backend === "sqlite"
-    ? makeGraphStoreSqlite({ file: path.join(dir, "graph", "memory_graph.sqlite"), snapshotsDir: path.join(dir, "snapshots") })
-    : makeGraphStoreJson({
-        file: path.join(dir, "graph", "memory_graph.json"),
-        lockFile: path.join(dir, "locks", "graph.lock"),
-        snapshotsDir: path.join(dir, "snapshots")
-      })
+const openStore = openGraphStoreFile
 
 describe("GraphStore across processes", () => {
   for (const backend of ["sqlite", "json"] as const) {

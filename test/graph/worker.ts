@@ -1,27 +1,15 @@
 // A separate process writing to a graph store (built by processes.test.ts with esbuild, run with node).
 // Usage: worker <sqlite|json> <dataDir> increment <count> <tag>
 //        worker <sqlite|json> <dataDir> churn <nodes>
-import * as path from "node:path"
 import { Effect } from "effect"
 import { makeNode } from "../../src/domain/Node.js"
-import { makeGraphStoreJson } from "../../src/layers/GraphStoreJson.js"
-import { makeGraphStoreSqlite } from "../../src/layers/GraphStoreSqlite.js"
+import { openGraphStoreFile } from "../../src/layers/graph/openStore.js"
 
 const [backend, dir, mode, countText, tag] = process.argv.slice(2) as [string, string, string, string, string]
 const count = Number(countText)
 const at = "2026-03-01T10:00:00.000Z"
 
-const open =
-  backend === "sqlite"
-    ? makeGraphStoreSqlite({
-        file: path.join(dir, "graph", "memory_graph.sqlite"),
-        snapshotsDir: path.join(dir, "snapshots")
-      })
-    : makeGraphStoreJson({
-        file: path.join(dir, "graph", "memory_graph.json"),
-        lockFile: path.join(dir, "locks", "graph.lock"),
-        snapshotsDir: path.join(dir, "snapshots")
-      })
+const open = openGraphStoreFile(backend === "json" ? "json" : "sqlite", dir)
 
 const graphOf = (prefix: string, n: number) => ({
   nodes: new Map(
