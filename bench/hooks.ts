@@ -69,6 +69,14 @@ const prepare = (dataDir: string, n: number) =>
     Effect.scoped
   )
 
+/** The environment every process of this bench runs with: its data dir, the mock embedder. */
+const benchEnv = (dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  ...process.env,
+  AWHM_DATA_DIR: dataDir,
+  AWHM_EMBEDDER: "mock",
+  ...extra
+})
+
 const median = (xs: Array<number>): number => {
   const s = [...xs].sort((a, b) => a - b)
   return (s[Math.floor((s.length - 1) / 2)]! + s[Math.ceil((s.length - 1) / 2)]!) / 2
@@ -88,7 +96,7 @@ const childCpuMs = (timesOutput: string): number => {
 const timeHook = (dataDir: string, args: ReadonlyArray<string>, input: (i: number) => string, server = false, script: string | null = BIN) => {
   const wall: Array<number> = []
   const cpu: Array<number> = []
-  const env: NodeJS.ProcessEnv = { ...process.env, AWHM_DATA_DIR: dataDir, AWHM_EMBEDDER: "mock", AWHM_HOOK_SERVER: server ? "1" : "0" }
+  const env: NodeJS.ProcessEnv = benchEnv(dataDir, { AWHM_HOOK_SERVER: server ? "1" : "0" })
   delete env.AWHM_HOOK_ACTIVE
   for (let i = 0; i < RUNS + 1; i++) {
     const started = process.hrtime.bigint()
@@ -111,7 +119,7 @@ const timeHook = (dataDir: string, args: ReadonlyArray<string>, input: (i: numbe
 const fmt = (t: { readonly wall: number; readonly cpu: number }) => `${t.wall.toFixed(0)} ms (${t.cpu.toFixed(0)} ms CPU)`
 
 const runAwhm = (dataDir: string, args: ReadonlyArray<string>) =>
-  spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, AWHM_DATA_DIR: dataDir, AWHM_EMBEDDER: "mock" }, encoding: "utf8" })
+  spawnSync(process.execPath, [BIN, ...args], { env: benchEnv(dataDir), encoding: "utf8" })
 
 /** Starts the data dir's hook server and waits until it has warmed up (its first answer), in ms. */
 /** Resident memory of a process in MB (Linux /proc), NaN elsewhere. */
@@ -129,7 +137,7 @@ const startServer = (dataDir: string, payload: string): { readonly ms: number; r
   const child = spawn(process.execPath, [BIN, "hook", "serve", "--data-dir", dataDir, "--idle-seconds", "600"], {
     detached: true,
     stdio: "ignore",
-    env: { ...process.env, AWHM_DATA_DIR: dataDir, AWHM_EMBEDDER: "mock" }
+    env: benchEnv(dataDir)
   })
   child.unref()
   for (;;) {
@@ -141,7 +149,7 @@ const startServer = (dataDir: string, payload: string): { readonly ms: number; r
   // The first request waits for the warm-up.
   const r = spawnSync(process.execPath, [BIN, "hook", "prompt"], {
     input: payload,
-    env: { ...process.env, AWHM_DATA_DIR: dataDir, AWHM_EMBEDDER: "mock", AWHM_HOOK_DEBUG: "1" },
+    env: benchEnv(dataDir, { AWHM_HOOK_DEBUG: "1" }),
     encoding: "utf8"
   })
   if (!String(r.stderr).includes("answered by the hook server")) throw new Error(`the hook server did not answer: ${r.stderr}`)
