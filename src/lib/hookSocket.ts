@@ -49,12 +49,17 @@ export const privateSocketDir = (dir: string): boolean => {
   }
 }
 
-/** Creates the socket folder owner-only; false when an existing one is not private. */
-export const makeSocketDir = (dir: string): boolean => {
+/**
+ * Creates a data dir's socket folder owner-only; false when an existing one is not private, or when the
+ * data dir itself is gone (a server must never bring back a data dir that was removed).
+ */
+export const makeSocketDir = (dataDir: string): boolean => {
+  const dir = hookSocketDir(dataDir)
+  const inside = dir.startsWith(dataDir + path.sep)
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
-  } catch {
-    return false
+    fs.mkdirSync(dir, { recursive: !inside, mode: 0o700 })
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") return false
   }
   return privateSocketDir(dir)
 }

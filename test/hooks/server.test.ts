@@ -92,7 +92,11 @@ describe("awhm hook serve", () => {
     // Stopped by the delete: no process holds the deleted text any more.
     expect(await server.exited).toBe(0)
     const after = await prompt(dir, "Which database does staging use?")
-    cleanups.push(() => runAwhm(["hook", "shutdown"], { dataDir: dir }))
+    // The server that prompt started is stopped once it is up (stopping it earlier would race its start).
+    cleanups.push(async () => {
+      await waitFor("the restarted server", () => answering(dir))
+      await runAwhm(["hook", "shutdown"], { dataDir: dir })
+    })
     expect(after).toEqual({
       code: 0,
       stdout: "",
@@ -170,8 +174,18 @@ describe("awhm hook serve", () => {
 
     const t = makeTempDir("awhm-hooksrv-")
     const gone = await serverFor(t.dir)
+    await waitFor("the warm-up", () => answering(t.dir))
     t.cleanup()
     expect(await gone.exited).toBe(0)
+    expect(fs.existsSync(t.dir)).toBe(false)
+
+    // Started too late (its data dir already removed): it leaves at once and brings nothing back.
+    expect(await runAwhm(["hook", "serve"], { dataDir: t.dir })).toEqual({
+      code: 0,
+      stdout: "",
+      stderr: `awhm: no data dir at ${t.dir}; the hook server has nothing to serve\n`
+    })
+    expect(fs.existsSync(t.dir)).toBe(false)
   })
 
   it("a long data dir path puts the socket in a private folder under the temp dir", async () => {

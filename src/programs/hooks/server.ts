@@ -93,10 +93,14 @@ const parseRequest = (text: string): HookRequest | null => {
  * Serves hooks until idle for `idleMs`, asked to shut down, signalled, or its socket or data dir is
  * gone. Resolves "already-running" at once when another server of this build answers on the socket.
  */
-export const serveHooks = async (options: HookServerOptions): Promise<"stopped" | "already-running"> => {
+export const serveHooks = async (options: HookServerOptions): Promise<"stopped" | "already-running" | "no-data-dir"> => {
   const { dataDir } = options
   const dir = hookSocketDir(dataDir)
-  if (!makeSocketDir(dir)) throw new Error(`${dir} is not a private folder of this user's; the hook server will not use it`)
+  if (!fs.existsSync(dataDir)) return "no-data-dir"
+  if (!makeSocketDir(dataDir)) {
+    if (!fs.existsSync(dataDir)) return "no-data-dir"
+    throw new Error(`${dir} is not a private folder of this user's; the hook server will not use it`)
+  }
   const socketPath = hookSocketPath(dataDir, options.buildId)
   const recall = makeWarmRecall()
   // Half-open: the client ends its side after the request and still reads the reply.
@@ -112,6 +116,8 @@ export const serveHooks = async (options: HookServerOptions): Promise<"stopped" 
     release()
   }
   const ownInode = inode(socketPath)
+  // A data dir removed and made again (by a process still writing into it) is not this server's any more.
+  const dataDirInode = inode(dataDir)
 
   let lastActivity = Date.now()
   let queue: Promise<unknown> = Promise.resolve()
@@ -149,7 +155,7 @@ export const serveHooks = async (options: HookServerOptions): Promise<"stopped" 
 
   const timer = setInterval(() => {
     const idle = pending === 0 && Date.now() - lastActivity >= options.idleMs
-    if (idle || inode(socketPath) !== ownInode || !fs.existsSync(dataDir)) stop()
+    if (idle || inode(socketPath) !== ownInode || inode(dataDir) !== dataDirInode) stop()
   }, Math.min(CHECK_MS, options.idleMs))
 
   server.on("connection", (socket) => {

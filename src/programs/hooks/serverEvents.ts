@@ -26,4 +26,5 @@ export const runServerEvent = (args: HookArgs, io: HookIO) =>
       catch: (e) => (e instanceof Error ? e : new Error(String(e)))
     })
     if (outcome === "already-running") io.stderr("awhm: a hook server is already running for this data dir\n")
+    if (outcome === "no-data-dir") io.stderr(`awhm: no data dir at ${dataDir}; the hook server has nothing to serve\n`)
   })
