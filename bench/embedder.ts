@@ -9,7 +9,7 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { DEFAULT_MODEL_ID, EmbedderTransformers, modelFiles } from "../src/layers/EmbedderTransformers.js"
-import { VectorIndex } from "../src/lib/VectorIndex.js"
+import { VectorIndex } from "../src/search/VectorIndex.js"
 import { Embedder } from "../src/services/Embedder.js"
 
 const RUNS = 5

@@ -10,12 +10,12 @@ import { Effect } from "effect"
 import type { AwhmConfigShape } from "../src/domain/Config.js"
 import { loadConfig } from "../src/layers/ConfigLive.js"
 import { embedderLayer } from "../src/layers/Main.js"
-import { runBuiltin } from "../src/programs/eval/builtin.js"
-import type { Corpus, CorpusSession, CorpusQuestion } from "../src/programs/eval/corpus.js"
-import { runLocomoEval } from "../src/programs/eval/locomo.js"
-import { loadLongMemEval } from "../src/programs/eval/longmemeval.js"
-import { runReplay } from "../src/programs/eval/replay.js"
-import type { ReplayReport } from "../src/programs/eval/report.js"
+import { runBuiltin } from "../src/eval/builtin.js"
+import type { Corpus, CorpusSession, CorpusQuestion } from "../src/eval/corpus.js"
+import { runLocomoEval } from "../src/eval/locomo.js"
+import { loadLongMemEval } from "../src/eval/longmemeval.js"
+import { runReplay } from "../src/eval/replay.js"
+import type { ReplayReport } from "../src/eval/report.js"
 
 const RUNS = 5
 const REPLAY_RUNS = 3

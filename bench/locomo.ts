@@ -14,7 +14,7 @@ import { DEFAULT_MODEL_ID, EmbedderTransformers, modelFiles } from "../src/layer
 import {
   loadLocomo, loadLocomoAudit, LOCOMO_CATEGORIES, locomoRecall, replayLocomo,
   type LocomoConversation, type LocomoReplayOptions, type RecallFigures
-} from "../src/programs/locomo.js"
+} from "../src/eval/locomoReplay.js"
 import { Embedder, type EmbedderShape } from "../src/services/Embedder.js"
 
 const LOCOMO = process.env["AWHM_LOCOMO_FILE"] ?? "/work/shared/data/locomo/locomo10.json"

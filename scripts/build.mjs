@@ -41,7 +41,7 @@ await build({
 // no compile cache for ES modules, and compiling is a third of a hook's start-up).
 await build({
   ...nodeBundle,
-  entryPoints: { "awhm-hook": "src/programs/hooks/main.ts" },
+  entryPoints: { "awhm-hook": "src/hooks/main.ts" },
   outdir: "dist",
   outExtension: { ".js": ".cjs" },
   format: "cjs",

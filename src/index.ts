@@ -27,7 +27,7 @@ export { logMessage } from "./programs/logMessage.js"
 export { retrieve } from "./programs/retrieve.js"
 export { makeMemorySession, type MemorySession } from "./programs/session.js"
 export { createSnapshot, listSnapshots, restoreSnapshot } from "./programs/snapshot.js"
-export { runReplay as replay, type ReplayOptions } from "./programs/eval/replay.js"
+export { runReplay as replay, type ReplayOptions } from "./eval/replay.js"
 export { runStage2 } from "./programs/stage2.js"
 
 // Layers

@@ -6,7 +6,7 @@ import { AwhmMemory } from "../layers/AwhmMemory.js"
 import { loadConfig } from "../layers/ConfigLive.js"
 import { AwhmLive, type AwhmServices } from "../layers/Main.js"
 import { makeMemorySession, type MemorySession } from "../programs/session.js"
-import { parseTimestamp } from "../lib/time.js"
+import { parseTimestamp } from "../domain/time.js"
 import { InvalidInput } from "../domain/errors.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
 

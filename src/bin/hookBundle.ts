@@ -60,7 +60,7 @@ type HookMain = (args: ReadonlyArray<string>, stdin?: string) => Promise<void>
  */
 export const runHookInProcess = async (args: ReadonlyArray<string>, stdin?: string): Promise<void> => {
   const main = loadHookBundle()
-  if (main === null) return (await import("../programs/hooks/main.js")).main(args, stdin)
+  if (main === null) return (await import("../hooks/main.js")).main(args, stdin)
   return main(args, stdin)
 }
 

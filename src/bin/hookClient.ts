@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process"
-import { buildId } from "../lib/buildId.js"
-import { askHookServer, awhmEnv, hookSocketDir, hookSocketPath, privateSocketDir } from "../lib/hookSocket.js"
-import { resolveDataDir } from "../lib/paths.js"
-import { readProcessStdin } from "../lib/stdin.js"
-import { parseHookArgv } from "../programs/hooks/argv.js"
+import { buildId } from "../runtime/buildId.js"
+import { askHookServer, awhmEnv, hookSocketDir, hookSocketPath, privateSocketDir } from "../store/hookSocket.js"
+import { resolveDataDir } from "../store/paths.js"
+import { readProcessStdin } from "../runtime/stdin.js"
+import { parseHookArgv } from "../hooks/argv.js"
 import { runHookInProcess } from "./hookBundle.js"
 
 // `awhm hook prompt|stop` on every turn of an agent: ask the data dir's hook server, which has the graph

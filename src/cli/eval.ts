@@ -1,7 +1,7 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { InvalidInput } from "../domain/errors.js"
-import { runEval } from "../programs/eval/run.js"
+import { runEval } from "../eval/run.js"
 import { dataDirOption, flagMap, jsonOption, output } from "./common.js"
 
 const corpusOption = Options.text("corpus").pipe(

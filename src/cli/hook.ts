@@ -1,13 +1,13 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import type { HookArgs } from "../programs/hooks/argv.js"
+import type { HookArgs } from "../hooks/argv.js"
 import { dataDirOption } from "./common.js"
 
-// The bin runs `awhm hook <event>` through a fast path (src/programs/hooks/main.ts) that skips this
+// The bin runs `awhm hook <event>` through a fast path (src/hooks/main.ts) that skips this
 // command tree; it is here for `--help` and for anyone calling the CLI programmatically.
 
 const run = (args: HookArgs) =>
-  Effect.promise(() => import("../programs/hooks/run.js")).pipe(
+  Effect.promise(() => import("../hooks/run.js")).pipe(
     Effect.flatMap(({ processIO, runHook }) => runHook(args, processIO()))
   )
 

@@ -2,7 +2,7 @@ import { Command, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit, Option } from "effect"
-import { stderrLogger } from "../lib/stderrLogger.js"
+import { stderrLogger } from "../runtime/stderrLogger.js"
 import { loadSubcommands } from "./commands.js"
 import { describeFailure, EXIT_USAGE } from "./errors.js"
 

@@ -8,7 +8,7 @@ export const mcpCommand = Command.make("mcp", { dataDir: dataDirOption }, (args)
     Effect.gen(function* () {
       // Loaded on demand: the other commands never pay for the MCP server's code.
       const [{ serveMcp }, { VERSION }] = yield* Effect.promise(() =>
-        Promise.all([import("../programs/mcp/server.js"), import("./main.js")])
+        Promise.all([import("../mcp/server.js"), import("./main.js")])
       )
       yield* serveMcp(config, VERSION)
     })

@@ -4,7 +4,7 @@ import type { AwhmConfigShape } from "../domain/Config.js"
 import { InvalidInput } from "../domain/errors.js"
 import { graphStoreLayer } from "../layers/Main.js"
 import { SessionBufferLive } from "../layers/SessionBufferLive.js"
-import { dataPaths } from "../lib/paths.js"
+import { dataPaths } from "../store/paths.js"
 import { createSnapshot, listSnapshots, readSnapshot, restoreSnapshot, setAsideDamagedGraph } from "../programs/snapshot.js"
 import { dataDirOption, flagMap, jsonOption, output, withConfig } from "./common.js"
 

@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import { Cause, ConfigError, ConfigProvider, Effect, Layer } from "effect"
 import { awhmConfig, type AwhmConfigShape } from "../domain/Config.js"
 import { ConfigurationError } from "../domain/errors.js"
-import { dataPaths, resolveDataDir } from "../lib/paths.js"
+import { dataPaths, resolveDataDir } from "../store/paths.js"
 import { AppConfig } from "../services/AppConfig.js"
 
 /** Environment variables that are switches of their own, not configuration parameters. */

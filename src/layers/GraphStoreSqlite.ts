@@ -8,14 +8,14 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either, Layer, Scope } from "effect"
 import { CorruptFile, StorageError } from "../domain/errors.js"
 import type { Edge, Graph, MemoryNode } from "../domain/Node.js"
-import { dataPaths } from "../lib/paths.js"
+import { dataPaths } from "../store/paths.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { GraphStore, type GraphChanges, type GraphStoreShape } from "../services/GraphStore.js"
 import { applyChanges, copyGraph, isEmptyChange } from "./graph/applyChanges.js"
 import { corruptGraph } from "./graph/corrupt.js"
 import { readJsonGraphFile } from "./graph/jsonFile.js"
 import { graphMigrations, latestGraphMigration } from "./graph/migrations/index.js"
-import { decodeNode, nodeToStored } from "./graph/serialization.js"
+import { decodeNode, nodeToStored } from "../store/graphSerialization.js"
 
 export interface SqliteStoreOptions {
   /** The database file (`<data-dir>/graph/memory_graph.sqlite`). */

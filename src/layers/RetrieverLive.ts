@@ -1,5 +1,5 @@
 import { Effect, Layer } from "effect"
-import { makeRetriever, type RetrieverOptions } from "../programs/retrieve/service.js"
+import { makeRetriever, type RetrieverOptions } from "./retriever/service.js"
 import { Retriever } from "../services/Retriever.js"
 
 /** The retriever with explicit options (tests, benchmarks, embedding apps). */

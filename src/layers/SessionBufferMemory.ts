@@ -1,8 +1,8 @@
 import { Effect, Layer, Option } from "effect"
 import type { BufferEntry } from "../domain/BufferEntry.js"
 import type { RawLogEntry } from "../domain/Message.js"
-import { bufferEntriesFor, bufferEntryKey, compareBufferEntries } from "../lib/bufferPatterns.js"
-import { searchEntries } from "../lib/bufferSearch.js"
+import { bufferEntriesFor, bufferEntryKey, compareBufferEntries } from "../text/bufferPatterns.js"
+import { searchEntries } from "../search/bufferSearch.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
 

@@ -3,19 +3,19 @@ import { Effect } from "effect"
 import type { BufferEntry } from "../domain/BufferEntry.js"
 import { NodeNotFound, StorageError } from "../domain/errors.js"
 import type { MemoryNode } from "../domain/Node.js"
-import { listSnapshotFiles, scrubSnapshotFileSync, type SnapshotWalEntry } from "../layers/graph/snapshotFile.js"
-import { removeStaleTempFiles } from "../layers/graph/tempFiles.js"
+import { listSnapshotFiles, scrubSnapshotFileSync, type SnapshotWalEntry } from "../store/snapshotFile.js"
+import { removeStaleTempFiles } from "../store/tempFiles.js"
 import {
   appendDeletionRecords,
   contentHash,
   newRecordId,
   normalizeContent,
   tombstoneSalt
-} from "../layers/graph/tombstones.js"
+} from "../store/tombstones.js"
 import { openGraphStoreFile } from "../layers/graph/openStore.js"
-import { shutdownHookServers } from "../lib/hookSocket.js"
-import { dataPaths, type DataPaths } from "../lib/paths.js"
-import { clearRetrievalIndex } from "./retrieve/persist.js"
+import { shutdownHookServers } from "../store/hookSocket.js"
+import { dataPaths, type DataPaths } from "../store/paths.js"
+import { clearRetrievalIndex } from "../layers/retriever/persist.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { GraphStore } from "../services/GraphStore.js"
 import { RawLog } from "../services/RawLog.js"

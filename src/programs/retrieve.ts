@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import { InvalidInput } from "../domain/errors.js"
 import type { RetrievalResult } from "../domain/Result.js"
-import { parseTimestamp } from "../lib/time.js"
+import { parseTimestamp } from "../domain/time.js"
 import { Retriever, type RetrieveOptions } from "../services/Retriever.js"
 
 /** Parses a user-supplied --as-of / as_of into canonical UTC ISO (null when absent). */

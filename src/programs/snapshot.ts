@@ -11,8 +11,8 @@ import {
   type SnapshotInfo,
   walEntriesBySession,
   writeNewFileSync
-} from "../layers/graph/snapshotFile.js"
-import { dataPaths } from "../lib/paths.js"
+} from "../store/snapshotFile.js"
+import { dataPaths } from "../store/paths.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { GraphStore } from "../services/GraphStore.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"

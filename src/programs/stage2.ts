@@ -8,8 +8,8 @@ import {
   STAGE2_JSON_SCHEMA,
   type Stage2Memory
 } from "../domain/Stage2Proposal.js"
-import { normalizeText, statementKey } from "../lib/canonical.js"
-import { parseTimestamp } from "../lib/time.js"
+import { normalizeText, statementKey } from "../text/canonical.js"
+import { parseTimestamp } from "../domain/time.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { Stage2Client } from "../services/Stage2Client.js"
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { bufferEntriesFor, matchMessage } from "../../src/lib/bufferPatterns.js"
+import { bufferEntriesFor, matchMessage } from "../../src/text/bufferPatterns.js"
 
 // REFERENCE-BEHAVIOUR 4.1: every pattern with its example sentence and the content it stores.
 const SINGLE: ReadonlyArray<readonly [string, string, string]> = [

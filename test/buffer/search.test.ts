@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import type { BufferEntry } from "../../src/domain/BufferEntry.js"
 import { RawLogEntry, type Role } from "../../src/domain/Message.js"
 import { SessionBufferMemory } from "../../src/layers/SessionBufferMemory.js"
-import { currentEntries, searchEntries } from "../../src/lib/bufferSearch.js"
+import { currentEntries, searchEntries } from "../../src/search/bufferSearch.js"
 import { SessionBuffer } from "../../src/services/SessionBuffer.js"
 
 const msg = (index: number, content: string, role: Role = "user", timestamp = `2026-01-01T00:00:${String(index).padStart(2, "0")}.000Z`) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { extractDates, validityWindow } from "../../src/lib/dates.js"
+import { extractDates, validityWindow } from "../../src/text/dates.js"
 
 const ref = new Date("2023-03-20T13:56:00Z")
 const isos = (text: string, reference = ref) => extractDates(text, reference).map((d) => d.iso)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { makeNode, type MemoryNode } from "../../src/domain/Node.js"
-import { EntityIndex, mentionedEntities, normalizeEntity, registerAlias } from "../../src/lib/entities.js"
+import { EntityIndex, mentionedEntities, normalizeEntity, registerAlias } from "../../src/text/entities.js"
 
 const entity = (id: string, label: string, name: string, extra: Partial<MemoryNode> = {}) =>
   makeNode({ id, type: "semantic", content: `${label}: ${name}`, createdAt: "2026-03-01T10:00:00.000Z", entityType: label, ...extra })

@@ -2,8 +2,8 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { DEFAULT_NER_LABELS } from "../../src/domain/Config.js"
-import { normalizeEntity } from "../../src/lib/entities.js"
-import { knownNames, recognizeEntities } from "../../src/lib/ner.js"
+import { normalizeEntity } from "../../src/text/entities.js"
+import { knownNames, recognizeEntities } from "../../src/text/ner.js"
 
 interface Labelled {
   readonly text: string

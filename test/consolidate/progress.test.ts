@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { parseProgress, readProgress, renderProgress, writeProgress } from "../../src/lib/progress.js"
+import { parseProgress, readProgress, renderProgress, writeProgress } from "../../src/store/progress.js"
 import { tempDir } from "../support/graphFixtures.js"
 
 const T = "2026-03-01T10:00:00.000Z"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { validAt } from "../../src/lib/time.js"
+import { validAt } from "../../src/domain/time.js"
 import { consolidatePending, consolidateSession } from "../../src/programs/consolidate.js"
 import { at, byContent, say, statements, withStores } from "./support.js"
 

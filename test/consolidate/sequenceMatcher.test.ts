@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { sequenceRatio } from "../../src/lib/sequenceMatcher.js"
+import { sequenceRatio } from "../../src/text/sequenceMatcher.js"
 
 describe("sequenceRatio (difflib SequenceMatcher.ratio)", () => {
   it("matches Python's values", () => {

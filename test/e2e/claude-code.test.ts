@@ -1,6 +1,6 @@
 import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { dataPaths } from "../../src/lib/paths.js"
+import { dataPaths } from "../../src/store/paths.js"
 import { type CliResult, makeTempDir, runAwhm } from "../support/cli.js"
 import { startHookServer, type TestHookServer } from "../support/hookServer.js"
 

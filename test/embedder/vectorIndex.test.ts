@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { VectorIndex } from "../../src/lib/VectorIndex.js"
+import { VectorIndex } from "../../src/search/VectorIndex.js"
 
 // Deterministic PRNG so a failure reproduces.
 const mulberry32 = (seed: number) => () => {

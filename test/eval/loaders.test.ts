@@ -3,8 +3,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { loadNativeCorpus } from "../../src/programs/eval/corpus.js"
-import { loadLongMemEval, parseLongMemEvalDate } from "../../src/programs/eval/longmemeval.js"
+import { loadNativeCorpus } from "../../src/eval/corpus.js"
+import { loadLongMemEval, parseLongMemEvalDate } from "../../src/eval/longmemeval.js"
 
 const FIXTURE = path.resolve(__dirname, "../fixtures/longmemeval-mini.json")
 

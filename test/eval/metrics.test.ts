@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { firstHit, ndcgAt, percentile, recallByCategory } from "../../src/programs/eval/metrics.js"
+import { firstHit, ndcgAt, percentile, recallByCategory } from "../../src/eval/metrics.js"
 
 describe("eval metrics", () => {
   it("percentiles interpolate linearly between closest ranks (numpy's default)", () => {

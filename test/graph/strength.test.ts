@@ -8,7 +8,7 @@ import {
   recomputeStrength,
   reinforce,
   strengthOf
-} from "../../src/lib/strength.js"
+} from "../../src/domain/strength.js"
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000
 

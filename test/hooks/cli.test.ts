@@ -1,7 +1,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "@effect/vitest"
-import { dataPaths } from "../../src/lib/paths.js"
+import { dataPaths } from "../../src/store/paths.js"
 import { listFiles, makeTempDir, runAwhm } from "../support/cli.js"
 
 // Hook edge cases through the real bin: a hook never blocks Claude Code (exit 0 always, problems are

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import type { RetrievalResult } from "../../src/domain/Result.js"
-import { parseHookArgv } from "../../src/programs/hooks/argv.js"
-import { CONTEXT_HEADER, formatContext, promptHookOutput, truncateClean, withoutEcho } from "../../src/programs/hooks/context.js"
-import { claudeSessionId, parsePayload } from "../../src/programs/hooks/payload.js"
-import { renderSettings, settingsBlock } from "../../src/programs/hooks/settings.js"
+import { parseHookArgv } from "../../src/hooks/argv.js"
+import { CONTEXT_HEADER, formatContext, promptHookOutput, truncateClean, withoutEcho } from "../../src/hooks/context.js"
+import { claudeSessionId, parsePayload } from "../../src/hooks/payload.js"
+import { renderSettings, settingsBlock } from "../../src/hooks/settings.js"
 
 const result = (content: string, refs: RetrievalResult["sourceRefs"] = []): RetrievalResult => ({
   content,

@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { lastAssistantText } from "../../src/programs/hooks/transcript.js"
+import { lastAssistantText } from "../../src/hooks/transcript.js"
 
 const write = (lines: ReadonlyArray<unknown>): string => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "awhm-transcript-"))

@@ -3,7 +3,7 @@ import * as path from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { dataPaths } from "../../src/lib/paths.js"
+import { dataPaths } from "../../src/store/paths.js"
 import { makeTempDir, ROOT, runAwhm } from "../support/cli.js"
 
 // The real built server (dist/awhm-mcp.mjs) spoken to by the official MCP client over stdio.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { Bm25Index } from "../support/referenceBm25.js"
-import { analyze, porterStem } from "../../src/lib/IndexAnalyzer.js"
-import { LexicalIndex } from "../../src/lib/LexicalIndex.js"
+import { analyze, porterStem } from "../../src/search/IndexAnalyzer.js"
+import { LexicalIndex } from "../../src/search/LexicalIndex.js"
 
 const docs = [
   "My preferred language is Python",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import { RawLogEntry } from "../../src/domain/Message.js"
-import { RawLogView } from "../../src/programs/retrieve/RawLogView.js"
+import { RawLogView } from "../../src/layers/retriever/RawLogView.js"
 
 const entries = (sessionId: string, n: number) =>
   Array.from({ length: n }, (_, i) =>

@@ -4,7 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { loadConfig } from "../../src/layers/ConfigLive.js"
 import { MOCK_DIMENSION, MOCK_MODEL_ID, mockEmbedding } from "../../src/layers/EmbedderMock.js"
-import { loadLocomo, locomoRecall, parseLocomoDate, replayLocomo, turnContent, type LocomoCase } from "../../src/programs/locomo.js"
+import { loadLocomo, locomoRecall, parseLocomoDate, replayLocomo, turnContent, type LocomoCase } from "../../src/eval/locomoReplay.js"
 import { scopedTempDir } from "../support/cli.js"
 
 // A two-session conversation in LoCoMo's format (made up here; the real file is never copied).

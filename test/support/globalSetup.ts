@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { acquireLockSync } from "../../src/lib/fileLock.js"
+import { acquireLockSync } from "../../src/store/fileLock.js"
 import { BIN, ROOT } from "./cli.js"
 
 /** Newest modification time under `dir` (the sources the bundle is built from). */

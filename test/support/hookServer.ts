@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { hookSocketDir } from "../../src/lib/hookSocket.js"
+import { hookSocketDir } from "../../src/store/hookSocket.js"
 import { BIN, ROOT, runAwhm } from "./cli.js"
 
 /** A hook server started by a test, in the foreground (its stderr kept), stopped by the test. */

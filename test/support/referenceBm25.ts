@@ -1,6 +1,6 @@
 // The reference's BM25, written plainly (positional documents, no removal): the oracle LexicalIndex is
 // checked against.
-import { tokenize } from "../../src/lib/tokenize.js"
+import { tokenize } from "../../src/text/tokenize.js"
 
 export interface Bm25Options {
   readonly k1?: number

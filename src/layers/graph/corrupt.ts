@@ -1,5 +1,5 @@
 import { CorruptFile } from "../../domain/errors.js"
-import { listSnapshotFiles } from "./snapshotFile.js"
+import { listSnapshotFiles } from "../../store/snapshotFile.js"
 
 /** The newest snapshot in a snapshots folder, or null. */
 export const latestSnapshot = (snapshotsDir: string): string | null => {

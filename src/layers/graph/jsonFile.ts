@@ -2,9 +2,9 @@ import * as fs from "node:fs"
 import { Effect, Either } from "effect"
 import { CorruptFile, StorageError } from "../../domain/errors.js"
 import type { Graph } from "../../domain/Node.js"
-import { atomicWriteFileSync } from "../../lib/atomicWrite.js"
+import { atomicWriteFileSync } from "../../store/atomicWrite.js"
 import { corruptGraph } from "./corrupt.js"
-import { decodeGraph, graphToStored } from "./serialization.js"
+import { decodeGraph, graphToStored } from "../../store/graphSerialization.js"
 
 /** Reads and decodes a reference-format graph file. Missing file: an empty graph. */
 export const readJsonGraphFileSync = (file: string, snapshotsDir: string): Graph => {

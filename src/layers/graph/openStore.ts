@@ -1,4 +1,4 @@
-import { dataPaths } from "../../lib/paths.js"
+import { dataPaths } from "../../store/paths.js"
 import { makeGraphStoreJson } from "../GraphStoreJson.js"
 import { makeGraphStoreSqlite } from "../GraphStoreSqlite.js"
 

@@ -1,10 +1,10 @@
 import type { Candidate } from "../../domain/Candidate.js"
 import type { SourceRef } from "../../domain/Message.js"
 import { type Edge, type Graph, makeNode, type MemoryNode } from "../../domain/Node.js"
-import { canonicalKeyForContent, correctionSupersedes, statementKey } from "../../lib/canonical.js"
-import { EntityIndex, isEntityNode, mentionedEntities, registerAlias } from "../../lib/entities.js"
-import { p90, type StrengthParams, strengthOf } from "../../lib/strength.js"
-import { VectorIndex } from "../../lib/VectorIndex.js"
+import { canonicalKeyForContent, correctionSupersedes, statementKey } from "../../text/canonical.js"
+import { EntityIndex, isEntityNode, mentionedEntities, registerAlias } from "../../text/entities.js"
+import { p90, type StrengthParams, strengthOf } from "../../domain/strength.js"
+import { VectorIndex } from "../../search/VectorIndex.js"
 import type { GraphChanges } from "../../services/GraphStore.js"
 
 // The compare-and-commit half of Stage 1, pure: given the graph as loaded under the store's write lock

@@ -1,0 +1,59 @@
+import { Data, Effect, Option, Schema } from "effect"
+import type { AwhmConfigShape } from "../domain/Config.js"
+
+/** Stdin was not a JSON object (Claude Code always sends one). */
+export class HookInputError extends Data.TaggedError("HookInputError")<{ readonly message: string }> {}
+
+/**
+ * The fields of Claude Code's hook payload that awhm reads. Unknown fields are ignored; a field of the
+ * wrong type is treated as absent, so a newer Claude Code never breaks the hooks.
+ */
+export interface HookPayload {
+  readonly sessionId: string | null
+  readonly cwd: string | null
+  readonly hookEventName: string | null
+  readonly prompt: string | null
+  readonly lastAssistantMessage: string | null
+  readonly transcriptPath: string | null
+}
+
+const decodeObject = Schema.decodeUnknownOption(
+  Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+)
+
+const str = (value: unknown): string | null =>
+  typeof value === "string" ? value : typeof value === "number" ? String(value) : null
+
+/** Decodes stdin: null when it is empty (nothing to do), a HookInputError when it is not a JSON object. */
+export const parsePayload = (text: string): Effect.Effect<HookPayload | null, HookInputError> => {
+  if (text.trim() === "") return Effect.succeed(null)
+  const decoded = decodeObject(text)
+  if (Option.isNone(decoded)) {
+    return Effect.fail(new HookInputError({ message: "stdin is not a JSON object (expected Claude Code's hook payload)" }))
+  }
+  const o = decoded.value
+  return Effect.succeed({
+    sessionId: str(o.session_id),
+    cwd: str(o.cwd),
+    hookEventName: str(o.hook_event_name),
+    // Claude Code sends `prompt`; `user_prompt` is accepted too, as the reference did.
+    prompt: str(o.user_prompt) ?? str(o.prompt),
+    lastAssistantMessage: str(o.last_assistant_message),
+    transcriptPath: str(o.transcript_path)
+  })
+}
+
+const PREFIX = "claude-"
+
+/** "claude-" + Claude Code's session id (never prefixed twice; "claude-unknown" when it is missing). */
+export const claudeSessionId = (payload: HookPayload): string => {
+  const raw = payload.sessionId?.trim() || "unknown"
+  return raw.startsWith(PREFIX) ? raw : PREFIX + raw
+}
+
+/** The project scope of this payload: its cwd in "project" mode, none (global memory) in "global" mode. */
+export const payloadScope = (payload: HookPayload, config: AwhmConfigShape): string | null =>
+  config.scopeMode === "global" ? null : payload.cwd?.trim() || null
+
+/** Raw-log metadata for a message logged by a hook. */
+export const scopeMetadata = (scope: string | null): Record<string, unknown> => (scope === null ? {} : { scope })

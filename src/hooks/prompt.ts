@@ -1,0 +1,60 @@
+import { Effect } from "effect"
+import type { SourceRef } from "../domain/Message.js"
+import { AppConfig } from "../services/AppConfig.js"
+import { RawLog } from "../services/RawLog.js"
+import { Retriever } from "../services/Retriever.js"
+import { SessionBuffer } from "../services/SessionBuffer.js"
+import { formatContext, promptHookOutput, withoutEcho } from "./context.js"
+import { claudeSessionId, type HookPayload, payloadScope, scopeMetadata } from "./payload.js"
+
+export interface PromptHookOptions {
+  /** How many memories to retrieve (default 5). */
+  readonly k: number
+  /** Also use embeddings (loads the model); lexical-only otherwise, which keeps the hook fast. */
+  readonly semantic: boolean
+}
+
+/** A prompt as logged: what recall needs to know about it. */
+export interface LoggedPrompt {
+  readonly prompt: string
+  readonly scope: string | null
+  readonly ref: SourceRef
+}
+
+/** Logs the prompt to the raw log and lets the session buffer see it; null when the prompt is empty. */
+export const logPrompt = Effect.fn("hookPrompt.log")(function* (payload: HookPayload) {
+  const prompt = payload.prompt?.trim() ?? ""
+  if (prompt === "") return null
+  const config = yield* AppConfig
+  const sessionId = claudeSessionId(payload)
+  const scope = payloadScope(payload, config)
+  const entry = yield* (yield* RawLog).append({ sessionId, role: "user", content: prompt, metadata: scopeMetadata(scope) })
+  yield* (yield* SessionBuffer).observe(entry)
+  return { prompt, scope, ref: { sessionId, messageIndex: entry.index } } satisfies LoggedPrompt
+})
+
+/**
+ * The memories relevant to a logged prompt, as Claude Code's UserPromptSubmit JSON, or null when there
+ * is nothing to add. The prompt itself never comes back; the context stays within hook_context_chars.
+ */
+export const recallFor = Effect.fn("hookPrompt.recall")(function* (logged: LoggedPrompt, options: PromptHookOptions) {
+  const config = yield* AppConfig
+  const results = yield* (yield* Retriever).retrieve(logged.prompt, {
+    k: options.k,
+    lexicalOnly: !options.semantic,
+    sessionId: logged.ref.sessionId,
+    scope: logged.scope,
+    exclude: [logged.ref]
+  })
+  const context = formatContext(
+    withoutEcho(results, logged.prompt, logged.ref).map((r) => r.content),
+    config.hookContextChars
+  )
+  return context === null ? null : promptHookOutput(context)
+})
+
+/** UserPromptSubmit: logs the prompt, then recalls what is relevant to it. */
+export const promptHook = Effect.fn("hookPrompt")(function* (payload: HookPayload, options: PromptHookOptions) {
+  const logged = yield* logPrompt(payload)
+  return logged === null ? null : yield* recallFor(logged, options)
+})

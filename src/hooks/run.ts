@@ -1,0 +1,93 @@
+import { Cause, Effect, Option } from "effect"
+import { loadConfig } from "../layers/ConfigLive.js"
+import { readProcessStdin } from "../runtime/stdin.js"
+import { stderrLogger } from "../runtime/stderrLogger.js"
+import { parsePayload } from "./payload.js"
+import { renderSettings } from "./settings.js"
+import type { HookArgs } from "./argv.js"
+import type { HookServices } from "./services.js"
+
+
+/** Where a hook's output goes: stdout is what Claude Code reads, stderr is for people. */
+export interface HookIO {
+  readonly readStdin: () => Promise<string>
+  readonly stdout: (text: string) => void
+  readonly stderr: (text: string) => void
+  readonly env: NodeJS.ProcessEnv
+}
+
+const errorLine = (cause: Cause.Cause<unknown>): string => {
+  const failure = Cause.failureOption(cause)
+  const error: unknown = Option.isSome(failure) ? failure.value : Cause.squash(cause)
+  const message =
+    typeof error === "object" && error !== null && "message" in error && typeof error.message === "string" && error.message !== ""
+      ? error.message
+      : typeof error === "object" && error !== null && "_tag" in error
+        ? String(error._tag)
+        : String(error)
+  return `awhm hook error: ${message.split("\n")[0]}`
+}
+
+const DEFAULT_K = 5
+
+/** AWHM_SCOPE=global|project is accepted as a short form of AWHM_SCOPE_MODE. */
+const withScopeAlias = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
+  env.AWHM_SCOPE !== undefined && env.AWHM_SCOPE_MODE === undefined ? { ...env, AWHM_SCOPE_MODE: env.AWHM_SCOPE } : env
+
+const runEvent = (args: HookArgs, io: HookIO, services: HookServices | undefined) =>
+  Effect.gen(function* () {
+    if (args.event === "settings") {
+      io.stdout(renderSettings(args.command ?? null) + "\n")
+      return
+    }
+    if (args.event === "serve" || args.event === "shutdown") {
+      const { runServerEvent } = yield* Effect.promise(() => import("./serverEvents.js"))
+      yield* runServerEvent(args, io)
+      return
+    }
+    // Set by Stage 2's `claude -p` child (and by anyone who wants the hooks off): no recursion.
+    if (io.env.AWHM_HOOK_ACTIVE) return
+    const payload = yield* parsePayload(yield* Effect.promise(io.readStdin))
+    if (payload === null) return
+    const flags: Record<string, string> = {}
+    if (args.dataDir) flags.data_dir = args.dataDir
+    if (args.stage2) flags.stage2_enabled = "true"
+    const config = yield* loadConfig(flags, withScopeAlias(io.env))
+    // Each event loads only its own code: the prompt hook never loads consolidation or the model.
+    switch (args.event) {
+      case "prompt": {
+        const { runPrompt } = yield* Effect.promise(() => import("./wiring.js"))
+        const out = yield* runPrompt(config, payload, { k: args.k ?? DEFAULT_K, semantic: args.semantic ?? false }, services, io.stderr)
+        if (out !== null) io.stdout(out + "\n")
+        return
+      }
+      case "stop": {
+        const { runStop } = yield* Effect.promise(() => import("./wiring.js"))
+        yield* runStop(config, payload)
+        return
+      }
+      case "session-end": {
+        const { runSessionEnd } = yield* Effect.promise(() => import("./sessionEndWiring.js"))
+        const created = yield* runSessionEnd(config, payload)
+        io.stderr(`awhm: consolidated ${created} new memor${created === 1 ? "y" : "ies"}\n`)
+        return
+      }
+    }
+  })
+
+/**
+ * Runs one Claude Code hook. Never fails: any problem becomes one "awhm hook error: …" line on
+ * stderr, so a hook can never block the agent.
+ */
+export const runHook = (args: HookArgs, io: HookIO, services?: HookServices): Effect.Effect<void> =>
+  runEvent(args, io, services).pipe(
+    Effect.catchAllCause((cause) => Effect.sync(() => io.stderr(errorLine(cause) + "\n"))),
+    Effect.provide(stderrLogger("awhm hook", io.stderr))
+  )
+
+export const processIO = (): HookIO => ({
+  readStdin: readProcessStdin,
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+  env: process.env
+})

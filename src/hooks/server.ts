@@ -1,0 +1,209 @@
+import * as fs from "node:fs"
+import * as net from "node:net"
+import { Effect } from "effect"
+import { loadConfig } from "../layers/ConfigLive.js"
+import { acquireLockSync } from "../store/fileLock.js"
+import { type HookReply, type HookRequest, hookSocketDir, hookSocketPath, makeSocketDir } from "../store/hookSocket.js"
+import { parseHookArgv } from "./argv.js"
+import { type HookIO, runHook } from "./run.js"
+import { makeWarmRecall } from "./warmRecall.js"
+import { recallConfig } from "./wiring.js"
+
+// The hook server: a background process per data dir (and build) that answers `awhm hook prompt` and
+// `awhm hook stop` over a Unix socket, with the graph and the indexes already in memory. The hook client
+// (src/bin/hookClient.ts) starts it and runs the hook itself whenever it is not there.
+
+export interface HookServerOptions {
+  readonly dataDir: string
+  readonly buildId: string
+  /** Exit after this long without a request. */
+  readonly idleMs: number
+  /** The environment the server's own configuration (for warming up) is read from. */
+  readonly env: NodeJS.ProcessEnv
+}
+
+/** Requests larger than this are refused (a prompt of several megabytes is not a prompt). */
+const MAX_REQUEST_BYTES = 16 * 1024 * 1024
+/** How often the server checks that its socket and data dir are still there. */
+const CHECK_MS = 2_000
+
+const SERVED_EVENTS = new Set(["prompt", "stop"])
+
+const inode = (file: string): number | null => {
+  try {
+    return fs.lstatSync(file).ino
+  } catch {
+    return null
+  }
+}
+
+/** Whether a server answers at `socketPath` (a socket file alone may be a dead server's). */
+const answering = (socketPath: string): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = net.createConnection(socketPath, () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.on("error", () => resolve(false))
+  })
+
+const listen = (server: net.Server, socketPath: string): Promise<void> =>
+  new Promise((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(socketPath, () => {
+      server.off("error", reject)
+      resolve()
+    })
+  })
+
+/** Runs one hook for a client, with its stdin, environment and output kept apart from the server's. */
+const runRequest = async (request: HookRequest, dataDir: string, recall: ReturnType<typeof makeWarmRecall>): Promise<HookReply> => {
+  const out: Array<string> = []
+  const err: Array<string> = []
+  const { args, problems } = parseHookArgv(request.argv)
+  for (const problem of problems) err.push(`awhm hook error: ${problem}\n`)
+  if (args !== null && !SERVED_EVENTS.has(args.event)) err.push(`awhm hook error: the hook server runs only prompt and stop\n`)
+  else if (args !== null) {
+    const io: HookIO = {
+      readStdin: () => Promise.resolve(request.stdin),
+      stdout: (text) => out.push(text),
+      stderr: (text) => err.push(text),
+      env: request.env
+    }
+    // The socket belongs to one data dir: that is the one the hook runs on, whatever else it says.
+    await Effect.runPromise(runHook({ ...args, dataDir }, io, recall.services))
+  }
+  return { stdout: out.join(""), stderr: err.join("") }
+}
+
+const parseRequest = (text: string): HookRequest | null => {
+  try {
+    const r = JSON.parse(text) as Partial<HookRequest>
+    if (!Array.isArray(r.argv) || r.argv.some((a) => typeof a !== "string")) return null
+    if (typeof r.stdin !== "string" || typeof r.env !== "object" || r.env === null) return null
+    const env: Record<string, string> = {}
+    for (const [k, v] of Object.entries(r.env)) if (k.startsWith("AWHM_") && typeof v === "string") env[k] = v
+    return { argv: r.argv as Array<string>, env, stdin: r.stdin }
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Serves hooks until idle for `idleMs`, asked to shut down, signalled, or its socket or data dir is
+ * gone. Resolves "already-running" at once when another server of this build answers on the socket.
+ */
+export const serveHooks = async (options: HookServerOptions): Promise<"stopped" | "already-running" | "no-data-dir"> => {
+  const { dataDir } = options
+  const dir = hookSocketDir(dataDir)
+  if (!fs.existsSync(dataDir)) return "no-data-dir"
+  if (!makeSocketDir(dataDir)) {
+    if (!fs.existsSync(dataDir)) return "no-data-dir"
+    throw new Error(`${dir} is not a private folder of this user's; the hook server will not use it`)
+  }
+  const socketPath = hookSocketPath(dataDir, options.buildId)
+  const recall = makeWarmRecall()
+  // Half-open: the client ends its side after the request and still reads the reply.
+  const server = net.createServer({ allowHalfOpen: true })
+
+  // Only one server per socket: the check and the takeover of a dead server's socket are one step.
+  const release = acquireLockSync(socketPath + ".lock")
+  try {
+    if (await answering(socketPath)) return "already-running"
+    fs.rmSync(socketPath, { force: true })
+    await listen(server, socketPath)
+  } finally {
+    release()
+  }
+  const ownInode = inode(socketPath)
+  // A data dir removed and made again (by a process still writing into it) is not this server's any more.
+  const dataDirInode = inode(dataDir)
+
+  let lastActivity = Date.now()
+  let queue: Promise<unknown> = Promise.resolve()
+  let pending = 0
+  let stopping = false
+  /** Set once the stores are closed: a hook whose request ends after that closes them again itself. */
+  let closed = false
+  let stopped!: () => void
+  const done = new Promise<void>((resolve) => (stopped = resolve))
+
+  const stop = () => {
+    if (stopping) return
+    stopping = true
+    clearInterval(timer)
+    server.close()
+    // Only our own socket: a newer server may have taken the path over.
+    if (inode(socketPath) === ownInode) fs.rmSync(socketPath, { force: true })
+    try {
+      fs.rmdirSync(dir) // only when empty: no other build's server uses it
+    } catch {
+      // another server's socket is there
+    }
+    // Hooks already accepted are still answered; then the stores close.
+    const drain = (): Promise<void> => {
+      const current = queue
+      return current.then(() => (current === queue ? undefined : drain()))
+    }
+    void drain()
+      .then(() => {
+        closed = true
+        return Effect.runPromise(recall.release)
+      })
+      .finally(stopped)
+  }
+
+  const timer = setInterval(() => {
+    const idle = pending === 0 && Date.now() - lastActivity >= options.idleMs
+    if (idle || inode(socketPath) !== ownInode || inode(dataDir) !== dataDirInode) stop()
+  }, Math.min(CHECK_MS, options.idleMs))
+
+  server.on("connection", (socket) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    socket.on("error", () => socket.destroy())
+    socket.on("data", (chunk: Buffer) => {
+      size += chunk.length
+      if (size > MAX_REQUEST_BYTES) socket.destroy()
+      else chunks.push(chunk)
+    })
+    socket.on("end", () => {
+      const request = parseRequest(Buffer.concat(chunks).toString("utf8"))
+      lastActivity = Date.now()
+      if (request !== null && request.argv[0] === "shutdown") {
+        // Answered once the hook in progress is done and the stores are closed: after that, nothing of
+        // this server touches the data dir again (a hard delete relies on it).
+        stop()
+        void done.then(() => socket.end(JSON.stringify({ stdout: "", stderr: "" } satisfies HookReply)))
+        return
+      }
+      pending++
+      // One hook at a time: they share the indexes.
+      const reply = queue.then(() =>
+        request === null
+          ? { stdout: "", stderr: "awhm hook error: the hook server got an unreadable request\n" }
+          : closed
+            ? runRequest(request, dataDir, recall).finally(() => Effect.runPromise(recall.release))
+            : runRequest(request, dataDir, recall)
+      )
+      queue = reply.catch(() => undefined)
+      void reply
+        .catch((e: unknown) => ({ stdout: "", stderr: `awhm hook error: ${String(e).split("\n")[0]}\n` }))
+        .then((r) => {
+          pending--
+          lastActivity = Date.now()
+          socket.end(JSON.stringify(r))
+        })
+    })
+  })
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(signal, stop)
+
+  // Warm up for the configuration the hooks are most likely to send: the server's own.
+  const warmUp = Effect.flatMap(loadConfig({ data_dir: dataDir }, options.env), (config) =>
+    recall.warmUp(recallConfig(config, false))
+  )
+  queue = queue.then(() => Effect.runPromise(Effect.ignore(warmUp)))
+
+  await done
+  return "stopped"
+}

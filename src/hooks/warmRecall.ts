@@ -1,0 +1,93 @@
+import * as fs from "node:fs"
+import { Context, Effect, Exit, Layer, Scope } from "effect"
+import type { AwhmConfigShape } from "../domain/Config.js"
+import { configLayer, embedderLayer, graphStoreLayer, rawLogLayer, sessionBufferLayer } from "../layers/Main.js"
+import { makeRetrieverLayer } from "../layers/RetrieverLive.js"
+import { dataPaths } from "../store/paths.js"
+import { RetrieverState } from "../layers/retriever/service.js"
+import { Embedder } from "../services/Embedder.js"
+import type { GraphStore } from "../services/GraphStore.js"
+import { Retriever } from "../services/Retriever.js"
+import type { HookServices, WarmRetriever } from "./services.js"
+
+interface Warm {
+  /** The configuration it was opened with (JSON). */
+  readonly key: string
+  /** Device and inode of the SQLite file it opened: a file put in its place (a restore) means reopening. */
+  readonly fileId: string | null
+  readonly scope: Scope.CloseableScope
+  readonly context: Context.Context<GraphStore | Embedder>
+  readonly state: RetrieverState
+}
+
+const fileId = (file: string): string | null => {
+  try {
+    const st = fs.statSync(file)
+    return `${st.dev}:${st.ino}`
+  } catch {
+    return null
+  }
+}
+
+const graphFile = (config: AwhmConfigShape): string | null =>
+  config.storageBackend === "sqlite" ? dataPaths(config.dataDir).graphSqlite : null
+
+/**
+ * The hook server's long-lived recall: one graph store, embedder and set of indexes, reopened when the
+ * configuration changes or the graph file is replaced. The stores keep themselves in step with other
+ * processes' writes (SQLite's data_version, the raw log's mtimes), so a consolidation, a delete or a
+ * restore made elsewhere is seen by the next prompt.
+ */
+export const makeWarmRecall = () => {
+  let warm: Warm | null = null
+
+  const release = Effect.suspend(() => {
+    const w = warm
+    warm = null
+    return w === null ? Effect.void : Scope.close(w.scope, Exit.void)
+  })
+
+  const open = (config: AwhmConfigShape, key: string) =>
+    Effect.gen(function* () {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(Layer.merge(graphStoreLayer(config), embedderLayer(config)), scope).pipe(
+        Effect.onError(() => Scope.close(scope, Exit.void))
+      )
+      const embedder = Context.get(context, Embedder)
+      const file = graphFile(config)
+      const opened: Warm = {
+        key,
+        fileId: file === null ? null : fileId(file),
+        scope,
+        context,
+        state: new RetrieverState(embedder.enabled ? embedder.modelId : null, { k1: config.bm25K1, b: config.bm25B })
+      }
+      return opened
+    })
+
+  const retriever = (config: AwhmConfigShape, warn: (line: string) => void) =>
+    Effect.gen(function* () {
+      const key = JSON.stringify(config)
+      const file = graphFile(config)
+      if (warm !== null && (warm.key !== key || (file !== null && fileId(file) !== warm.fileId))) yield* release
+      if (warm === null) warm = yield* open(config, key)
+      const layer: WarmRetriever = makeRetrieverLayer({ state: warm.state, warn }).pipe(
+        Layer.provide(Layer.succeedContext(warm.context))
+      )
+      return layer
+    })
+
+  const services: HookServices = { retriever }
+
+  /** Opens the stores and builds the indexes ahead of the first prompt (an empty query returns nothing). */
+  const warmUp = (config: AwhmConfigShape) =>
+    Effect.gen(function* () {
+      const layer = yield* retriever(config, () => {})
+      yield* Effect.flatMap(Retriever, (r) => r.retrieve("", { k: 1, lexicalOnly: true })).pipe(
+        Effect.provide(layer),
+        Effect.provide(Layer.mergeAll(rawLogLayer(config), sessionBufferLayer(config), configLayer(config)))
+      )
+    })
+
+  return { services, warmUp, release }
+}

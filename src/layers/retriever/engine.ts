@@ -1,0 +1,376 @@
+// The ranking core: one query against prepared views of the buffer hits, the graph and the raw log.
+// No I/O and no embedding here, so its latency is what bench/retrieval.ts measures.
+import type { MemoryNode, Strength } from "../../domain/Node.js"
+import type { RetrievalResult, Trace } from "../../domain/Result.js"
+import { strengthOf, type StrengthParams } from "../../domain/strength.js"
+import type { BufferHit } from "../../services/SessionBuffer.js"
+import type { GraphView } from "./GraphView.js"
+import {
+  blendScore, isCurrent, isEligible, refKey, relevanceOf, statusBonus, windowStart, mergeResults,
+  type BlendWeights, type EligibilityContext, type Ranked
+} from "./rank.js"
+import type { RawDoc, RawLogView } from "./RawLogView.js"
+import type { LexicalHit } from "../../search/LexicalIndex.js"
+import { words } from "../../text/tokenize.js"
+import { validAt } from "../../domain/time.js"
+
+/** How raw-log lines are scored (defaults below; overridable for measurements). */
+export interface RawTuning {
+  /** Share of the lexical score in a line's own score when semantics are on (1: lexical only). */
+  readonly lexicalShare: number
+  /** Weight of the best neighbouring line's own score. */
+  readonly neighbourWeight: number
+  /** Weight of the session's relevance (mean of its best few lines). */
+  readonly sessionWeight: number
+  /** Added to a line's own score when the question names its author (metadata.speaker). */
+  readonly authorWeight: number
+}
+
+/** How graph memories are ranked beyond the reference's blend (defaults below; overridable for measurements). */
+export interface GraphTuning {
+  /** Scale strength and confidence by relevance relative to the best candidate (false: the reference's blend). */
+  readonly gatePriors: boolean
+  /** Entity nodes as results: this share of their blend (1: the reference). */
+  readonly entityFactor: number
+}
+
+export const DEFAULT_GRAPH_TUNING: GraphTuning = { gatePriors: true, entityFactor: 0.5 }
+
+export interface RankSettings extends BlendWeights {
+  readonly raw: RawTuning
+  readonly graph: GraphTuning
+  readonly bm25AnchorRatio: number
+  readonly embedThreshold: number
+  readonly neighborExpansion: boolean
+  readonly neighborDecay: number
+  readonly rawLogScoreScale: number
+  readonly strength: StrengthParams
+}
+
+export interface RankRequest {
+  readonly query: string
+  /** The query's embedding, or null for lexical-only ranking. */
+  readonly queryVector: Float32Array | null
+  readonly k: number
+  readonly includeHistory: boolean
+  readonly asOf: string | null
+  readonly scope: string | null
+  /** Ref keys (refKey) of messages that must not come back. */
+  readonly exclude: ReadonlySet<string>
+  readonly trace: boolean
+  readonly now: string
+}
+
+export interface RankSources {
+  readonly graph: GraphView | null
+  /** Null when the raw log is not searched (cold-start count reached, or turned off). */
+  readonly raw: RawLogView | null
+  readonly buffer: ReadonlyArray<BufferHit>
+  /** Ref keys of messages whose buffer statements a later correction superseded (their lines are history). */
+  readonly staleRefs?: ReadonlySet<string>
+}
+
+export interface RankOutcome {
+  readonly results: ReadonlyArray<RetrievalResult>
+  /** Returned graph nodes that are active, with their strength as recomputed for this query. */
+  readonly returnedNodes: ReadonlyArray<{ readonly node: MemoryNode; readonly strength: Strength }>
+}
+
+/** Buffer hits below this relative relevance are not "relevant" and are left out. */
+export const BUFFER_MIN_RELEVANCE = 0.5
+
+// Raw-log blend, measured on LoCoMo (bench/locomo.ts): lexical share when semantics are on, and the weights
+// with which a message borrows from its neighbours (a reply answers what came before it) and from the
+// best messages of its session.
+export const DEFAULT_RAW_TUNING: RawTuning = { lexicalShare: 0.4, neighbourWeight: 0.4, sessionWeight: 0.7, authorWeight: 0.2 }
+const RAW_SESSION_TOP = 3
+
+const pool = (k: number) => Math.max(5 * k, 50)
+
+const dot = (a: Float32Array, b: Float32Array): number => {
+  if (a.length !== b.length) return 0
+  let s = 0
+  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!
+  return s
+}
+
+/** Ranks one query over every source and merges the results (best first, at most k). */
+export const rankQuery = (req: RankRequest, settings: RankSettings, sources: RankSources): RankOutcome => {
+  const ctx: EligibilityContext = {
+    asOf: req.asOf,
+    includeHistory: req.includeHistory,
+    now: req.now,
+    scope: req.scope
+  }
+  const items: Array<Ranked> = []
+  items.push(...rankBuffer(req, sources.buffer))
+  const graphSearch = sources.graph === null ? null : graphLexical(req, ctx, sources.graph)
+  const rawSearch = sources.raw === null ? null : rawLexical(req, sources.raw, sources.graph, sources.staleRefs ?? new Set())
+  // Lexical relevance is relative to the best match in either source, so a graph memory matching only a
+  // name is not "the best lexical match" while a log line matches the whole question.
+  const bestLexical = Math.max(graphSearch?.hits[0]?.score ?? 0, rawSearch?.hits[0]?.score ?? 0)
+  const graph =
+    sources.graph === null || graphSearch === null
+      ? { ranked: [], nodes: new Map<string, { node: MemoryNode; strength: Strength }>() }
+      : rankGraph(req, settings, ctx, sources.graph, graphSearch, bestLexical)
+  items.push(...graph.ranked)
+  if (sources.raw !== null && rawSearch !== null) items.push(...rankRawLog(req, settings, sources.raw, rawSearch, bestLexical))
+  const results = mergeResults(items, req.k)
+  const returnedNodes: Array<{ node: MemoryNode; strength: Strength }> = []
+  for (const r of results) {
+    const hit = r.nodeId === undefined ? undefined : graph.nodes.get(r.nodeId)
+    if (hit !== undefined && hit.node.status === "active") returnedNodes.push(hit)
+  }
+  return { results, returnedNodes }
+}
+
+const rankBuffer = (req: RankRequest, hits: ReadonlyArray<BufferHit>): Array<Ranked> =>
+  hits
+    .filter((h) => h.relevance >= BUFFER_MIN_RELEVANCE && !req.exclude.has(refKey(h.entry.session_id, h.entry.source_msg)))
+    .map((h) => ({
+      content: h.entry.content,
+      source: "buffer" as const,
+      // Always above the graph (whose blend stays below 1.2); the better match first, then the later message.
+      score: 2 + 0.1 * h.relevance + Math.min(h.entry.source_msg, 9999) * 1e-6,
+      sourceRefs: [{ sessionId: h.entry.session_id, messageIndex: h.entry.source_msg }],
+      ...(req.trace
+        ? { trace: { semanticSim: 0, lexicalScore: h.relevance, strength: 0, confidence: 1, statusBonus: 1, association: 0 } }
+        : {})
+    }))
+
+interface LexicalSearch {
+  readonly hits: ReadonlyArray<LexicalHit>
+  readonly accept: (key: string) => boolean
+}
+
+const graphLexical = (req: RankRequest, ctx: EligibilityContext, view: GraphView): LexicalSearch => {
+  const nodes = view.nodes
+  const accept = (id: string) => {
+    const n = nodes.get(id)
+    return n !== undefined && isEligible(n, ctx) && !excludedNode(n, req.exclude)
+  }
+  return { hits: view.lexical.search(req.query, pool(req.k), accept), accept }
+}
+
+const rankGraph = (
+  req: RankRequest,
+  settings: RankSettings,
+  ctx: EligibilityContext,
+  view: GraphView,
+  search: LexicalSearch,
+  best: number
+) => {
+  const nodes = view.nodes
+  const eligible = search.accept
+  const lexHits = search.hits
+  const lexical = new Map<string, number>()
+  const anchors = new Set<string>()
+  for (const h of lexHits) {
+    const rel = best > 0 ? h.score / best : 0
+    lexical.set(h.key, rel)
+    if (rel >= settings.bm25AnchorRatio) anchors.add(h.key)
+  }
+  const q = req.queryVector
+  const vectors = q !== null && view.vectors !== null && view.vectors.dim === q.length ? view.vectors : null
+  const semantic = new Map<string, number>()
+  if (vectors !== null) {
+    for (const h of vectors.search(q!, pool(req.k), eligible)) {
+      semantic.set(h.id, h.score)
+      if (h.score >= settings.embedThreshold) anchors.add(h.id)
+    }
+  }
+  const association = new Map<string, number>()
+  if (settings.neighborExpansion) {
+    for (const id of anchors) {
+      for (const nb of view.adjacency.get(id) ?? []) {
+        if (anchors.has(nb.id) || !eligible(nb.id)) continue
+        const a = Math.max(nb.weight, 0) * settings.neighborDecay
+        if (a > (association.get(nb.id) ?? 0)) association.set(nb.id, a)
+      }
+    }
+  }
+  const p90 = view.accessP90()
+  const semanticOn = vectors !== null
+  const scored: Array<{ node: MemoryNode; strength: Strength; trace: Trace; score: number }> = []
+  for (const id of [...anchors, ...association.keys()]) {
+    const node = nodes.get(id)!
+    const strength = strengthOf(node, req.now, p90, settings.strength)
+    const sim = vectors === null ? 0 : (semantic.get(id) ?? (view.hasVector(id) ? dot(q!, node.embedding!) : 0))
+    const trace: Trace = {
+      semanticSim: sim,
+      lexicalScore: lexical.get(id) ?? 0,
+      strength: strength.composite,
+      confidence: Math.min(1, Math.max(0, node.confidence)),
+      statusBonus: statusBonus(node, ctx),
+      association: association.get(id) ?? 0
+    }
+    scored.push({ node, strength, trace, score: 0 })
+  }
+  // Strength and confidence say how far to trust a memory, not how relevant it is: they count in proportion
+  // to its relevance relative to the best candidate, so a weakly related, well-used memory cannot outrank
+  // an exact answer (measured on LoCoMo, bench/locomo.ts). The best candidate gets the reference's blend.
+  let maxRelevance = 0
+  for (const x of scored) maxRelevance = Math.max(maxRelevance, relevanceOf(x.trace, settings, semanticOn))
+  for (const x of scored) {
+    const gate = !settings.graph.gatePriors ? 1 : maxRelevance > 0 ? relevanceOf(x.trace, settings, semanticOn) / maxRelevance : 0
+    // An entity node names a thing and says nothing about it: it anchors neighbour expansion, and as a
+    // result it ranks at half its blend, below the statements about it.
+    x.score = blendScore(x.trace, settings, semanticOn, gate) * (x.node.entityType !== null ? settings.graph.entityFactor : 1)
+  }
+  scored.sort((a, b) => b.score - a.score || (a.node.id < b.node.id ? -1 : 1))
+  const top = scored.slice(0, pool(req.k))
+  const ranked: Array<Ranked> = top.map(({ node, trace, score }) => ({
+    content: node.content,
+    source: "graph" as const,
+    score,
+    nodeId: node.id,
+    status: node.status,
+    canonicalKey: node.canonicalKey,
+    validFrom: node.validFrom,
+    validTo: node.validTo,
+    sourceRefs: node.sourceRefs,
+    entity: node.entityType !== null,
+    penalty: (1 - trace.statusBonus) * settings.contradictionPenalty,
+    ...(req.trace ? { trace } : {})
+  }))
+  return { ranked, nodes: new Map(top.map((s) => [s.node.id, { node: s.node, strength: s.strength }])) }
+}
+
+// A graph memory whose every source message is excluded would only echo those messages back.
+const excludedNode = (node: MemoryNode, exclude: ReadonlySet<string>): boolean =>
+  exclude.size > 0 &&
+  node.sourceRefs.length > 0 &&
+  node.sourceRefs.every((r) => exclude.has(refKey(r.sessionId, r.messageIndex)))
+
+const rawLexical = (
+  req: RankRequest,
+  raw: RawLogView,
+  graph: GraphView | null,
+  staleRefs: ReadonlySet<string>
+): LexicalSearch => {
+  const moment = req.asOf ?? req.now
+  // A line whose statement has been superseded (or whose window is not open at the moment asked about) is
+  // history: it stays out unless history is asked for, so a stale value never comes back through the log.
+  const stale = (key: string): boolean => {
+    if (req.includeHistory) return false
+    if (staleRefs.has(key)) return true
+    const statements = graph?.statementsByRef.get(key)
+    if (statements === undefined) return false
+    for (const id of statements) {
+      const node = graph!.nodes.get(id)
+      if (node === undefined) continue
+      const live = req.asOf !== null ? validAt(windowStart(node), node.validTo, moment) : isCurrent(node, req.now)
+      if (!live) return true
+    }
+    return false
+  }
+  // Cheap checks first: stale() is only reached for lines some statement or buffer entry came from.
+  const accept = (key: string): boolean => {
+    const doc = raw.docs.get(key)
+    return (
+      doc !== undefined &&
+      (req.asOf === null || doc.timestamp <= req.asOf) &&
+      (req.scope === null || doc.scope === null || doc.scope === req.scope) &&
+      !req.exclude.has(key) &&
+      !stale(key)
+    )
+  }
+  return { hits: raw.lexical.search(req.query, pool(req.k), accept), accept }
+}
+
+const rankRawLog = (
+  req: RankRequest,
+  settings: RankSettings,
+  raw: RawLogView,
+  search: LexicalSearch,
+  best: number
+): Array<Ranked> => {
+  const n = pool(req.k)
+  const accept = search.accept
+  const lexical = new Map<string, number>()
+  for (const h of search.hits) lexical.set(h.key, best > 0 ? h.score / best : 0)
+  const q = req.queryVector
+  const vectors = q !== null && raw.vectors !== null && raw.vectors.dim === q.length ? raw.vectors : null
+  const semantic = new Map<string, number>()
+  if (vectors !== null) for (const h of vectors.search(q!, n, accept)) semantic.set(h.id, Math.max(0, h.score))
+  const tuning = settings.raw
+  const lexShare = vectors === null ? 1 : tuning.lexicalShare
+  const own = new Map<string, { lex: number; sim: number; h: number }>()
+  // "What did Caroline say about ..." asks about Caroline's own lines first.
+  const queryWords = new Set(words(req.query))
+  const named = new Map<string, boolean>()
+  const authorNamed = (author: string | null) => {
+    if (author === null || tuning.authorWeight === 0) return false
+    let yes = named.get(author)
+    if (yes === undefined) {
+      const parts = words(author)
+      yes = parts.length > 0 && parts.every((w) => queryWords.has(w))
+      named.set(author, yes)
+    }
+    return yes
+  }
+  const score = (key: string) => {
+    let s = own.get(key)
+    if (s === undefined) {
+      const doc = raw.docs.get(key)!
+      const lex = lexical.get(key) ?? 0
+      const v = vectors === null ? undefined : raw.vectorOf.get(key)
+      const sim = vectors === null ? 0 : (semantic.get(key) ?? (v === undefined ? 0 : Math.max(0, dot(q!, v))))
+      const h = lexShare * lex + (1 - lexShare) * sim
+      s = { lex, sim, h: h > 0 && authorNamed(doc.author) ? h + tuning.authorWeight : h }
+      own.set(key, s)
+    }
+    return s
+  }
+  const hits = new Set<string>([...lexical.keys(), ...semantic.keys()])
+  const candidates = new Set<string>(hits)
+  for (const key of hits) {
+    const doc = raw.docs.get(key)!
+    if (doc.prev !== null && accept(doc.prev)) candidates.add(doc.prev)
+    if (doc.next !== null && accept(doc.next)) candidates.add(doc.next)
+  }
+  // Session relevance: the mean of its best few message scores.
+  const bySession = new Map<string, Array<number>>()
+  for (const key of candidates) {
+    const doc = raw.docs.get(key)!
+    let list = bySession.get(doc.sessionId)
+    if (list === undefined) bySession.set(doc.sessionId, (list = []))
+    list.push(score(key).h)
+  }
+  const sessionScore = new Map<string, number>()
+  for (const [sid, list] of bySession) {
+    list.sort((a, b) => b - a)
+    let sum = 0
+    for (let i = 0; i < Math.min(RAW_SESSION_TOP, list.length); i++) sum += list[i]!
+    sessionScore.set(sid, sum / RAW_SESSION_TOP)
+  }
+  const neighbour = (key: string | null) => (key !== null && candidates.has(key) ? score(key).h : 0)
+  const scored: Array<{ doc: RawDoc; total: number; s: { lex: number; sim: number }; context: number }> = []
+  let top = 0
+  for (const key of candidates) {
+    const doc = raw.docs.get(key)!
+    const s = score(key)
+    // Context only lifts a message that matches on its own (semantically, at least a little).
+    if (s.h <= 0) continue
+    const context =
+      tuning.neighbourWeight * Math.max(neighbour(doc.prev), neighbour(doc.next)) +
+      tuning.sessionWeight * sessionScore.get(doc.sessionId)!
+    const total = s.h + context
+    if (total > top) top = total
+    scored.push({ doc, total, s, context })
+  }
+  // As the reference: relative to the best line, times raw_log_score_scale.
+  const ranked = scored.map(({ doc, total, s, context }) => ({
+    doc,
+    score: (settings.rawLogScoreScale * total) / top,
+    trace: { semanticSim: s.sim, lexicalScore: s.lex, strength: 0, confidence: 0, statusBonus: 1, association: context } satisfies Trace
+  }))
+  ranked.sort((a, b) => b.score - a.score || (a.doc.key < b.doc.key ? -1 : 1))
+  return ranked.slice(0, n).map(({ doc, score, trace }) => ({
+    content: doc.content,
+    source: "raw_log" as const,
+    score,
+    sourceRefs: [{ sessionId: doc.sessionId, messageIndex: doc.index }],
+    ...(req.trace ? { trace } : {})
+  }))
+}

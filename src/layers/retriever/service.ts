@@ -1,0 +1,225 @@
+import { Effect, Option } from "effect"
+import type { MemoryNode, Strength } from "../../domain/Node.js"
+import type { RetrievalResult } from "../../domain/Result.js"
+import { strengthParams } from "../../domain/strength.js"
+import { nowIso, parseTimestamp } from "../../domain/time.js"
+import { AppConfig } from "../../services/AppConfig.js"
+import { Embedder } from "../../services/Embedder.js"
+import { GraphStore } from "../../services/GraphStore.js"
+import { RawLog } from "../../services/RawLog.js"
+import type { RetrieveOptions, RetrieverShape } from "../../services/Retriever.js"
+import { SessionBuffer, type BufferHit } from "../../services/SessionBuffer.js"
+import { currentEntries } from "../../search/bufferSearch.js"
+import { DEFAULT_GRAPH_TUNING, DEFAULT_RAW_TUNING, rankQuery, type GraphTuning, type RankSettings, type RawTuning } from "./engine.js"
+import { GraphView } from "./GraphView.js"
+import { refKey } from "./rank.js"
+import { RawLogView } from "./RawLogView.js"
+import {
+  loadGraphLexical, loadPersisted, loadPersistedVectors, saveGraphLexical, savePersisted, worthSaving, type PersistTarget
+} from "./persist.js"
+
+// Embedding the raw log happens once per message; more than this at once is worth a line on stderr.
+const EMBED_NOTICE_AT = 500
+
+/** Whether the raw log is searched: cold_start_session_count null = always, 0 = never, n = while sessions < n. */
+export const rawLogActive = (coldStartSessionCount: number | null, sessions: number): boolean =>
+  coldStartSessionCount === null || sessions < coldStartSessionCount
+
+export interface RetrieverOptions {
+  /** Keep the indexes under `<data-dir>/index/` between processes (default: when the graph store is a file). */
+  readonly persist?: boolean
+  /** Where warnings go (default stderr). */
+  readonly warn?: (line: string) => void
+  /** Raw-log scoring other than the measured defaults (for benchmarks and ablations). */
+  readonly rawTuning?: Partial<RawTuning>
+  /** Graph ranking other than the measured defaults (ablations: the reference's blend). */
+  readonly graphTuning?: Partial<GraphTuning>
+  /**
+   * Indexes kept from an earlier retriever over the same stores and configuration (the hook server
+   * builds a retriever per request around one long-lived state). Default: a fresh state.
+   */
+  readonly state?: RetrieverState
+}
+
+/**
+ * What a retriever has indexed so far: the graph and raw-log views and which saved copies it has
+ * adopted. Valid only for one data dir, configuration and embedder.
+ */
+export class RetrieverState {
+  readonly graphView: GraphView
+  readonly rawView: RawLogView
+  persistLoaded = false
+  graphRestored = false
+  restored = false
+  vectorsLoaded = false
+  embedderBroken = false
+
+  constructor(modelId: string | null, bm25: { readonly k1: number; readonly b: number }) {
+    this.graphView = new GraphView(modelId, bm25)
+    this.rawView = new RawLogView(bm25)
+  }
+}
+
+/**
+ * The retriever over the live services: it keeps graph and raw-log views in step with the stores
+ * (incrementally), embeds the query (and, once each, raw-log messages) unless lexical-only, ranks, and
+ * reinforces only the graph memories it returns.
+ */
+export const makeRetriever = (options: RetrieverOptions = {}) =>
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const rawLog = yield* RawLog
+    const buffer = yield* SessionBuffer
+    const store = yield* GraphStore
+    const embedder = yield* Embedder
+    const warn = options.warn ?? ((line: string) => process.stderr.write(line + "\n"))
+    const bm25 = { k1: config.bm25K1, b: config.bm25B }
+    const state = options.state ?? new RetrieverState(embedder.enabled ? embedder.modelId : null, bm25)
+    const { graphView, rawView } = state
+    const persistTarget: PersistTarget | null =
+      (options.persist ?? store.location !== null) ? { dataDir: config.dataDir, modelId: embedder.modelId } : null
+    const settings: RankSettings = {
+      wSemantic: config.wSemantic,
+      wLexical: config.wLexical,
+      wStrength: config.wStrength,
+      wConfidence: config.wConfidence,
+      wAssociation: config.wAssociation,
+      contradictionPenalty: config.contradictionPenalty,
+      bm25AnchorRatio: config.bm25AnchorRatio,
+      embedThreshold: config.embedThreshold,
+      neighborExpansion: config.neighborExpansion,
+      neighborDecay: config.neighborDecay,
+      rawLogScoreScale: config.rawLogScoreScale,
+      strength: strengthParams(config),
+      raw: { ...DEFAULT_RAW_TUNING, ...options.rawTuning },
+      graph: { ...DEFAULT_GRAPH_TUNING, ...options.graphTuning }
+    }
+
+    const embedOrWarn = (texts: ReadonlyArray<string>) =>
+      embedder.embed(texts).pipe(
+        Effect.map(Option.some),
+        Effect.catchAll((e) =>
+          Effect.sync(() => {
+            if (!state.embedderBroken) warn(`awhm: ${e.message}; continuing lexical-only`)
+            state.embedderBroken = true
+            return Option.none<ReadonlyArray<Float32Array>>()
+          })
+        )
+      )
+
+    const syncRawLog = Effect.gen(function* () {
+      const sessions = yield* rawLog.sessions
+      if (!rawLogActive(config.coldStartSessionCount, sessions.length)) return false
+      if (!state.persistLoaded && persistTarget !== null) {
+        state.persistLoaded = true
+        state.restored = loadPersisted(persistTarget, rawView)
+      }
+      const present = new Set<string>()
+      for (const s of sessions) {
+        present.add(s.sessionId)
+        if (!rawView.isStale(s.sessionId, s.mtimeMs)) continue
+        const readAt = Date.now()
+        const entries = yield* rawLog.read(s.sessionId)
+        rawView.syncSession(s.sessionId, entries, { mtimeMs: s.mtimeMs, readAt })
+      }
+      for (const sid of [...rawView.sessions.keys()]) if (!present.has(sid)) rawView.dropSession(sid)
+      return true
+    })
+
+    const embedRawLog = Effect.gen(function* () {
+      if (!state.vectorsLoaded && state.restored && persistTarget !== null) loadPersistedVectors(persistTarget, rawView)
+      state.vectorsLoaded = true
+      const missing = rawView.missingVectors(embedder.modelId)
+      if (missing.length === 0) return false
+      if (missing.length >= EMBED_NOTICE_AT) warn(`awhm: indexing ${missing.length} logged messages for semantic search (once)`)
+      const vectors = yield* embedOrWarn(missing.map((d) => d.content))
+      if (Option.isNone(vectors)) return false
+      rawView.addVectors(missing, vectors.value)
+      return true
+    })
+
+    const reinforce = (returned: ReadonlyArray<{ readonly node: MemoryNode; readonly strength: Strength }>, now: string) =>
+      Effect.gen(function* () {
+        if (returned.length === 0) return
+        const wanted = new Map(returned.map((r) => [r.node.id, r]))
+        // Re-read just before writing: a node another process changed meanwhile (superseded, edited) is left alone.
+        const fresh = yield* store.getNodes([...wanted.keys()])
+        const updated: Array<MemoryNode> = []
+        for (const node of fresh) {
+          const seen = wanted.get(node.id)!.node
+          if (node.status !== "active" || node.content !== seen.content || node.validTo !== seen.validTo) continue
+          updated.push({
+            ...node,
+            lastAccessed: now,
+            accessCount: node.accessCount + 1,
+            strength: wanted.get(node.id)!.strength
+          })
+        }
+        if (updated.length === 0) return
+        yield* store.commit({ upsertNodes: updated })
+        // The same objects the store now holds, so the next load is recognised as unchanged.
+        graphView.replaceNodes(updated)
+      })
+
+    const retrieve = (query: string, opts: RetrieveOptions = {}) =>
+      Effect.gen(function* () {
+        const k = Math.max(1, Math.floor(opts.k ?? config.k))
+        const asOf = opts.asOf === undefined || opts.asOf === null ? null : (parseTimestamp(opts.asOf) ?? opts.asOf)
+        const includeHistory = opts.includeHistory ?? config.includeHistoryByDefault
+        const trace = opts.trace ?? config.traceRetrieval
+        const wantSemantic = opts.lexicalOnly !== true && embedder.enabled && !state.embedderBroken
+        let queryVector: Float32Array | null = null
+        if (wantSemantic && query.trim() !== "") {
+          const v = yield* embedOrWarn([query])
+          if (Option.isSome(v) && v.value[0] !== undefined) queryVector = v.value[0]
+        }
+        const semantic = queryVector !== null
+        const graph = yield* store.load({ withEmbeddings: semantic || graphView.withEmbeddings })
+        if (!state.graphRestored && persistTarget !== null) {
+          state.graphRestored = true
+          loadGraphLexical(persistTarget, graphView)
+        }
+        graphView.sync(graph, semantic || graphView.withEmbeddings)
+        if (persistTarget !== null && worthSaving(graphView.unsaved)) {
+          const failure = saveGraphLexical(persistTarget, graphView)
+          if (failure !== null) warn(`awhm: could not save the retrieval index (${failure}); it is rebuilt next time`)
+        }
+        const rawOn = yield* syncRawLog
+        let vectorsChanged = false
+        if (semantic && rawOn) vectorsChanged = yield* embedRawLog
+        const sessionId = opts.sessionId ?? null
+        const hits: ReadonlyArray<BufferHit> =
+          sessionId === null ? [] : yield* buffer.search(sessionId, query, { includeHistory, asOf })
+        // Lines of this session whose buffer statement a correction superseded are history too.
+        const staleRefs = new Set<string>()
+        if (sessionId !== null && !includeHistory && rawOn) {
+          const all = (yield* buffer.entries(sessionId)).filter((e) => asOf === null || e.timestamp <= asOf)
+          const visible = new Set(currentEntries(all, config.correctionWindowMessages))
+          for (const e of all) if (!visible.has(e)) staleRefs.add(refKey(e.session_id, e.source_msg))
+        }
+        const now = nowIso()
+        const outcome = rankQuery(
+          {
+            query,
+            queryVector,
+            k,
+            includeHistory,
+            asOf,
+            scope: opts.scope ?? null,
+            exclude: new Set((opts.exclude ?? []).map((r) => refKey(r.sessionId, r.messageIndex))),
+            trace,
+            now
+          },
+          settings,
+          { graph: graphView, raw: rawOn ? rawView : null, buffer: hits, staleRefs }
+        )
+        yield* reinforce(outcome.returnedNodes, now)
+        if (persistTarget !== null && (worthSaving(rawView.unsaved) || vectorsChanged)) {
+          const failure = savePersisted(persistTarget, rawView, vectorsChanged)
+          if (failure !== null) warn(`awhm: could not save the retrieval index (${failure}); it is rebuilt next time`)
+        }
+        return outcome.results satisfies ReadonlyArray<RetrievalResult>
+      })
+
+    return { retrieve } satisfies RetrieverShape
+  })

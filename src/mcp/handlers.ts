@@ -1,0 +1,143 @@
+import { Effect } from "effect"
+import { ROLES, type Role } from "../domain/Message.js"
+import { parseTimestamp } from "../domain/time.js"
+import { GraphStore } from "../services/GraphStore.js"
+import { RawLog } from "../services/RawLog.js"
+import { Retriever } from "../services/Retriever.js"
+import { SessionBuffer } from "../services/SessionBuffer.js"
+import { consolidatePending } from "../programs/consolidate.js"
+import { hardDelete } from "../programs/hardDelete.js"
+import { logMessage } from "../programs/logMessage.js"
+import { createSnapshot } from "../programs/snapshot.js"
+import { nodeNotFoundText } from "./render.js"
+import { McpToolError, MemoryToolkit } from "./tools.js"
+
+/** Any failure of a subsystem, as a tool error (its message never carries memory content). */
+export const asToolError = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, McpToolError, R> =>
+  Effect.mapError(effect, (e) =>
+    e instanceof McpToolError
+      ? e
+      : new McpToolError({
+          message:
+            typeof e === "object" && e !== null && "message" in e && typeof e.message === "string"
+              ? e.message
+              : String(e)
+        })
+  )
+
+/** memory_query: the same ranking as `awhm query`, from this server's session. */
+export const memoryQuery = (sessionId: string) =>
+  Effect.fn("mcp.memory_query")(function* (params: {
+    readonly query: string
+    readonly k: number
+    readonly include_history: boolean
+    readonly with_trace: boolean
+    readonly as_of: string | null
+  }) {
+    const query = params.query.trim()
+    if (query === "") return yield* new McpToolError({ message: "Invalid query: it must not be empty." })
+    let asOf: string | null = null
+    if (params.as_of !== null && params.as_of.trim() !== "") {
+      asOf = parseTimestamp(params.as_of)
+      if (asOf === null) {
+        return yield* new McpToolError({
+          message: `Invalid as_of '${params.as_of.slice(0, 64)}'. Expected an ISO date such as 2026-03-01T10:00:00Z.`
+        })
+      }
+    }
+    const retriever = yield* Retriever
+    const results = yield* asToolError(
+      retriever.retrieve(query, {
+        k: params.k,
+        includeHistory: params.include_history,
+        trace: params.with_trace,
+        asOf,
+        sessionId
+      })
+    )
+    return { results }
+  })
+
+/** memory_log: role is trimmed and lower-cased as the reference did. */
+export const memoryLog = (sessionId: string) =>
+  Effect.fn("mcp.memory_log")(function* (params: { readonly role: string; readonly content: string }) {
+    const role = params.role.trim().toLowerCase()
+    if (!(ROLES as ReadonlyArray<string>).includes(role)) {
+      return yield* new McpToolError({
+        message: `Invalid role '${params.role.slice(0, 64)}'. Expected one of: ${ROLES.join(", ")}`
+      })
+    }
+    const { entry, bufferEntries } = yield* asToolError(
+      logMessage({ sessionId, role: role as Role, content: params.content })
+    )
+    return { sessionId, messageIndex: entry.index, bufferEntries }
+  })
+
+/** memory_status: the reference's keys; buffer_entries counts this server's session. */
+export const memoryStatus = (sessionId: string) =>
+  Effect.fn("mcp.memory_status")(function* () {
+    const graph = yield* GraphStore
+    const rawLog = yield* RawLog
+    const buffer = yield* SessionBuffer
+    const { nodes, edges } = yield* asToolError(graph.counts)
+    const logs = yield* asToolError(rawLog.stats)
+    const entries = yield* asToolError(buffer.entries(sessionId))
+    return {
+      session_id: sessionId,
+      node_count: nodes,
+      edge_count: edges,
+      buffer_entries: entries.length,
+      total_sessions: logs.sessions,
+      log_messages: logs.messages
+    }
+  })
+
+/** memory_consolidate: every session with pending messages, this one included. */
+export const memoryConsolidate = Effect.fn("mcp.memory_consolidate")(function* () {
+  const report = yield* asToolError(consolidatePending())
+  return { newNodes: report.newNodes, sessions: { ...report.sessions } }
+})
+
+/** memory_snapshot_create: the graph and every buffer, to a new snapshot file. */
+export const memorySnapshotCreate = Effect.fn("mcp.memory_snapshot_create")(function* () {
+  const { path } = yield* asToolError(createSnapshot())
+  return { path }
+})
+
+/** memory_delete_node: the hard-delete cascade; an unknown id is a tool error worded as the reference's. */
+export const memoryDeleteNode = Effect.fn("mcp.memory_delete_node")(function* (params: { readonly node_id: string }) {
+  const nodeId = params.node_id.trim()
+  const report = yield* hardDelete(nodeId).pipe(
+    Effect.catchTag("NodeNotFound", () => new McpToolError({ message: nodeNotFoundText(nodeId) })),
+    asToolError
+  )
+  for (const warning of report.warnings) yield* Effect.logWarning(warning)
+  return { nodeId, ...report.result }
+})
+
+/** Everything the tools use. */
+export type McpServices = Effect.Effect.Context<
+  | ReturnType<ReturnType<typeof memoryQuery>>
+  | ReturnType<ReturnType<typeof memoryLog>>
+  | ReturnType<ReturnType<typeof memoryStatus>>
+  | ReturnType<typeof memoryConsolidate>
+  | ReturnType<typeof memorySnapshotCreate>
+  | ReturnType<typeof memoryDeleteNode>
+>
+
+/** The tools' handlers, bound to this server's session and the live services. */
+export const memoryHandlersLayer = (sessionId: string) =>
+  MemoryToolkit.toLayer(
+    Effect.gen(function* () {
+      const context = yield* Effect.context<McpServices>()
+      const run = <A, E>(effect: Effect.Effect<A, E, McpServices>) => Effect.provide(effect, context)
+      return MemoryToolkit.of({
+        memory_query: (p) => run(memoryQuery(sessionId)(p)),
+        memory_log: (p) => run(memoryLog(sessionId)(p)),
+        memory_status: () => run(memoryStatus(sessionId)()),
+        memory_consolidate: () => run(memoryConsolidate()),
+        memory_snapshot_create: () => run(memorySnapshotCreate()),
+        memory_delete_node: (p) => run(memoryDeleteNode(p))
+      })
+    })
+  )

@@ -1,0 +1,44 @@
+import { randomUUID } from "node:crypto"
+import { McpServer } from "@effect/ai"
+import * as NodeSink from "@effect/platform-node/NodeSink"
+import * as NodeStream from "@effect/platform-node/NodeStream"
+import { Cause, Effect, Exit, Fiber, Layer } from "effect"
+import type { AwhmConfigShape } from "../domain/Config.js"
+import { stderrLogger } from "../runtime/stderrLogger.js"
+import { memoryHandlersLayer } from "./handlers.js"
+import { registerMemoryTools } from "./register.js"
+import { renderers } from "./renderers.js"
+import { mcpServicesLayer } from "./services.js"
+
+/** The MCP server's name, as clients list it. */
+export const SERVER_NAME = "awhm"
+
+/** One session per server process, as the reference: everything this client logs goes to it. */
+export const newMcpSessionId = (): string => `mcp-${randomUUID()}`
+
+/** The whole stdio MCP server for one data directory. Launch it with Layer.launch. */
+export const McpServerLive = (config: AwhmConfigShape, version: string, sessionId = newMcpSessionId()) =>
+  Layer.effectDiscard(registerMemoryTools(renderers)).pipe(
+    Layer.provide(memoryHandlersLayer(sessionId)),
+    Layer.provide(
+      McpServer.layerStdio({ name: SERVER_NAME, version, stdin: NodeStream.stdin, stdout: NodeSink.stdout })
+    ),
+    Layer.provide(mcpServicesLayer(config)),
+    Layer.provide(stderrLogger("awhm-mcp"))
+  )
+
+/**
+ * Serves MCP on stdin/stdout until the client closes stdin. Anything that would print to stdout
+ * (console.log anywhere in the process) is sent to stderr instead, so it cannot corrupt the protocol.
+ */
+export const serveMcp = (config: AwhmConfigShape, version: string) =>
+  Effect.suspend(() => {
+    console.log = console.error
+    console.info = console.error
+    console.debug = console.error
+    return Effect.gen(function* () {
+      // The stdio protocol interrupts the server when the client closes stdin: that is a normal end.
+      const exit = yield* Effect.fork(Layer.launch(McpServerLive(config, version))).pipe(Effect.flatMap(Fiber.await))
+      if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) return yield* Effect.failCause(exit.cause)
+    })
+  })
