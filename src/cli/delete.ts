@@ -1,8 +1,6 @@
 import { Args, Command, Options } from "@effect/cli"
-import { Console, Effect, Layer } from "effect"
-import { graphStoreLayer } from "../layers/Main.js"
-import { RawLogLive } from "../layers/RawLogLive.js"
-import { SessionBufferLive } from "../layers/SessionBufferLive.js"
+import { Console, Effect } from "effect"
+import { storesLayer } from "../layers/Main.js"
 import { type DeletionResult, hardDelete } from "../programs/hardDelete.js"
 import { dataDirOption, flagMap, jsonOption, output, withConfig } from "./common.js"
 
@@ -29,7 +27,7 @@ export const deleteCommand = Command.make(
       hardDelete(args.nodeId, args.keepSiblings ? { keepSiblings: true } : {}).pipe(
         Effect.tap(({ warnings }) => Effect.forEach(warnings, (w) => Console.error(`awhm: ${w}`), { discard: true })),
         Effect.flatMap(({ result }) => output(args.json, result, () => human(result))),
-        Effect.provide(Layer.mergeAll(RawLogLive, SessionBufferLive, graphStoreLayer(config)))
+        Effect.provide(storesLayer(config))
       )
     )
 ).pipe(

@@ -7,8 +7,8 @@ import { dataDirOption } from "./common.js"
 // command tree; it is here for `--help` and for anyone calling the CLI programmatically.
 
 const run = (args: HookArgs) =>
-  Effect.promise(() => import("../hooks/run.js")).pipe(
-    Effect.flatMap(({ processIO, runHook }) => runHook(args, processIO()))
+  Effect.promise(() => Promise.all([import("../hooks/run.js"), import("../hooks/io.js")])).pipe(
+    Effect.flatMap(([{ runHook }, { processIO }]) => runHook(args, processIO()))
   )
 
 const dataDir = (o: Option.Option<string>) => Option.getOrNull(o)

@@ -3,10 +3,10 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit, Option } from "effect"
 import { stderrLogger } from "../runtime/stderrLogger.js"
+import { VERSION } from "../runtime/version.js"
 import { loadSubcommands } from "./commands.js"
 import { describeFailure, EXIT_USAGE } from "./errors.js"
 
-export const VERSION = "0.1.0"
 
 const makeCli = (subcommands: Awaited<ReturnType<typeof loadSubcommands>>) =>
   Command.run(

@@ -1,5 +1,6 @@
 import { Command } from "@effect/cli"
 import { Effect } from "effect"
+import { VERSION } from "../runtime/version.js"
 import { dataDirOption, flagMap, withConfig } from "./common.js"
 
 /** `awhm mcp` (also the bin `awhm-mcp`): the stdio MCP server. */
@@ -7,9 +8,7 @@ export const mcpCommand = Command.make("mcp", { dataDir: dataDirOption }, (args)
   withConfig(flagMap(args.dataDir), (config) =>
     Effect.gen(function* () {
       // Loaded on demand: the other commands never pay for the MCP server's code.
-      const [{ serveMcp }, { VERSION }] = yield* Effect.promise(() =>
-        Promise.all([import("../mcp/server.js"), import("./main.js")])
-      )
+      const { serveMcp } = yield* Effect.promise(() => import("../mcp/server.js"))
       yield* serveMcp(config, VERSION)
     })
   )

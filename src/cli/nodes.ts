@@ -2,7 +2,7 @@ import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import type { MemoryNode } from "../domain/Node.js"
 import { graphStoreLayer } from "../layers/Main.js"
-import { GraphStore } from "../services/GraphStore.js"
+import { listNodes } from "../programs/nodes.js"
 import { dataDirOption, flagMap, jsonOption, output, withConfig } from "./common.js"
 
 /** A node as the CLI contract prints it (`awhm nodes --json`). */
@@ -34,21 +34,6 @@ const limit = Options.integer("limit").pipe(
   Options.filterMap((n) => (n >= 0 ? Option.some(n) : Option.none()), "--limit must be a whole number >= 0"),
   Options.optional
 )
-
-/** Lists graph nodes in the order they were created, filtered by status and canonical key. */
-export const listNodes = (filter: { readonly status: string | null; readonly key: string | null; readonly limit: number | null }) =>
-  Effect.gen(function* () {
-    const store = yield* GraphStore
-    const graph = yield* store.load({ withEmbeddings: false })
-    const out: Array<MemoryNode> = []
-    for (const n of graph.nodes.values()) {
-      if (filter.limit !== null && out.length >= filter.limit) break
-      if (filter.status !== null && n.status !== filter.status) continue
-      if (filter.key !== null && n.canonicalKey !== filter.key) continue
-      out.push(n)
-    }
-    return out
-  })
 
 const human = (nodes: ReadonlyArray<MemoryNode>) =>
   nodes.length === 0

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { parseHookArgv } from "./argv.js"
-import { processIO, runHook } from "./run.js"
+import { processIO } from "./io.js"
+import { runHook } from "./run.js"
 
 /**
  * `awhm hook …` without the full CLI: the bin dispatches here directly. Always exits 0; problems are

@@ -1,20 +1,11 @@
 import { Cause, Effect, Option } from "effect"
 import { loadConfig } from "../layers/ConfigLive.js"
-import { readProcessStdin } from "../runtime/stdin.js"
 import { stderrLogger } from "../runtime/stderrLogger.js"
 import { parsePayload } from "./payload.js"
 import { renderSettings } from "./settings.js"
 import type { HookArgs } from "./argv.js"
+import type { HookIO, HookRunner } from "./io.js"
 import type { HookServices } from "./services.js"
-
-
-/** Where a hook's output goes: stdout is what Claude Code reads, stderr is for people. */
-export interface HookIO {
-  readonly readStdin: () => Promise<string>
-  readonly stdout: (text: string) => void
-  readonly stderr: (text: string) => void
-  readonly env: NodeJS.ProcessEnv
-}
 
 const errorLine = (cause: Cause.Cause<unknown>): string => {
   const failure = Cause.failureOption(cause)
@@ -42,7 +33,7 @@ const runEvent = (args: HookArgs, io: HookIO, services: HookServices | undefined
     }
     if (args.event === "serve" || args.event === "shutdown") {
       const { runServerEvent } = yield* Effect.promise(() => import("./serverEvents.js"))
-      yield* runServerEvent(args, io)
+      yield* runServerEvent(args, io, runHook)
       return
     }
     // Set by Stage 2's `claude -p` child (and by anyone who wants the hooks off): no recursion.
@@ -79,15 +70,8 @@ const runEvent = (args: HookArgs, io: HookIO, services: HookServices | undefined
  * Runs one Claude Code hook. Never fails: any problem becomes one "awhm hook error: …" line on
  * stderr, so a hook can never block the agent.
  */
-export const runHook = (args: HookArgs, io: HookIO, services?: HookServices): Effect.Effect<void> =>
+export const runHook: HookRunner = (args, io, services) =>
   runEvent(args, io, services).pipe(
     Effect.catchAllCause((cause) => Effect.sync(() => io.stderr(errorLine(cause) + "\n"))),
     Effect.provide(stderrLogger("awhm hook", io.stderr))
   )
-
-export const processIO = (): HookIO => ({
-  readStdin: readProcessStdin,
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  env: process.env
-})

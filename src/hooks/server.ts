@@ -5,7 +5,7 @@ import { loadConfig } from "../layers/ConfigLive.js"
 import { acquireLockSync } from "../store/fileLock.js"
 import { type HookReply, type HookRequest, hookSocketDir, hookSocketPath, makeSocketDir } from "../store/hookSocket.js"
 import { parseHookArgv } from "./argv.js"
-import { type HookIO, runHook } from "./run.js"
+import type { HookIO, HookRunner } from "./io.js"
 import { makeWarmRecall } from "./warmRecall.js"
 import { recallConfig } from "./wiring.js"
 
@@ -16,6 +16,8 @@ import { recallConfig } from "./wiring.js"
 export interface HookServerOptions {
   readonly dataDir: string
   readonly buildId: string
+  /** What answers each request: the same runner as an in-process hook. */
+  readonly runHook: HookRunner
   /** Exit after this long without a request. */
   readonly idleMs: number
   /** The environment the server's own configuration (for warming up) is read from. */
@@ -57,7 +59,12 @@ const listen = (server: net.Server, socketPath: string): Promise<void> =>
   })
 
 /** Runs one hook for a client, with its stdin, environment and output kept apart from the server's. */
-const runRequest = async (request: HookRequest, dataDir: string, recall: ReturnType<typeof makeWarmRecall>): Promise<HookReply> => {
+const runRequest = async (
+  request: HookRequest,
+  dataDir: string,
+  recall: ReturnType<typeof makeWarmRecall>,
+  runHook: HookRunner
+): Promise<HookReply> => {
   const out: Array<string> = []
   const err: Array<string> = []
   const { args, problems } = parseHookArgv(request.argv)
@@ -183,8 +190,8 @@ export const serveHooks = async (options: HookServerOptions): Promise<"stopped" 
         request === null
           ? { stdout: "", stderr: "awhm hook error: the hook server got an unreadable request\n" }
           : closed
-            ? runRequest(request, dataDir, recall).finally(() => Effect.runPromise(recall.release))
-            : runRequest(request, dataDir, recall)
+            ? runRequest(request, dataDir, recall, options.runHook).finally(() => Effect.runPromise(recall.release))
+            : runRequest(request, dataDir, recall, options.runHook)
       )
       queue = reply.catch(() => undefined)
       void reply

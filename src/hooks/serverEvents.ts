@@ -3,13 +3,13 @@ import { buildId } from "../runtime/buildId.js"
 import { shutdownHookServers } from "../store/hookSocket.js"
 import { resolveDataDir } from "../store/paths.js"
 import type { HookArgs } from "./argv.js"
-import type { HookIO } from "./run.js"
+import type { HookIO, HookRunner } from "./io.js"
 
 /** Without a request for this long, the hook server exits (the next prompt starts it again). */
 export const DEFAULT_IDLE_SECONDS = 900
 
 /** `awhm hook serve` (run the hook server in the foreground) and `awhm hook shutdown` (stop it). */
-export const runServerEvent = (args: HookArgs, io: HookIO) =>
+export const runServerEvent = (args: HookArgs, io: HookIO, runHook: HookRunner) =>
   Effect.gen(function* () {
     const dataDir = resolveDataDir(args.dataDir, io.env)
     if (args.event === "shutdown") {
@@ -22,7 +22,7 @@ export const runServerEvent = (args: HookArgs, io: HookIO) =>
     const { serveHooks } = yield* Effect.promise(() => import("./server.js"))
     const idleMs = (args.idleSeconds ?? DEFAULT_IDLE_SECONDS) * 1000
     const outcome = yield* Effect.tryPromise({
-      try: () => serveHooks({ dataDir, buildId: id, idleMs, env: io.env }),
+      try: () => serveHooks({ dataDir, buildId: id, idleMs, env: io.env, runHook }),
       catch: (e) => (e instanceof Error ? e : new Error(String(e)))
     })
     if (outcome === "already-running") io.stderr("awhm: a hook server is already running for this data dir\n")

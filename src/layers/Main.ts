@@ -7,6 +7,7 @@ import type { RawLog } from "../services/RawLog.js"
 import type { Retriever } from "../services/Retriever.js"
 import type { SessionBuffer } from "../services/SessionBuffer.js"
 import type { Stage2Client } from "../services/Stage2Client.js"
+import type { UnusedGraphFile } from "../services/UnusedGraphFile.js"
 import { EmbedderMock } from "./EmbedderMock.js"
 import { EmbedderNone } from "./EmbedderNone.js"
 import { EmbedderTransformers } from "./EmbedderTransformers.js"
@@ -17,6 +18,7 @@ import { RetrieverLive } from "./RetrieverLive.js"
 import { SessionBufferLive } from "./SessionBufferLive.js"
 import { Stage2Anthropic } from "./Stage2Anthropic.js"
 import { Stage2ClaudeCode } from "./Stage2ClaudeCode.js"
+import { UnusedGraphFileLive, UnusedGraphFileNone } from "./graph/UnusedGraphFileLive.js"
 
 // The one place where live layers are chosen from configuration. Commands take only what they need.
 
@@ -43,9 +45,11 @@ export const sessionBufferLayer = (config: AwhmConfigShape) =>
 export const stage2Layer = (config: AwhmConfigShape) =>
   (config.stage2Client === "anthropic" ? Stage2Anthropic : Stage2ClaudeCode).pipe(Layer.provide(configLayer(config)))
 
-/** The stores: raw log, session buffer, graph. */
+export const unusedGraphFileLayer = (config: AwhmConfigShape) => UnusedGraphFileLive.pipe(Layer.provide(configLayer(config)))
+
+/** The stores: raw log, session buffer, graph (and the other backend's graph file, for deletes). */
 export const storesLayer = (config: AwhmConfigShape) =>
-  Layer.mergeAll(rawLogLayer(config), sessionBufferLayer(config), graphStoreLayer(config))
+  Layer.mergeAll(rawLogLayer(config), sessionBufferLayer(config), graphStoreLayer(config), unusedGraphFileLayer(config))
 
 /** Everything a query needs. */
 export const retrievalLayer = (config: AwhmConfigShape) => {
@@ -72,13 +76,14 @@ export const AwhmLive = (config: AwhmConfigShape, replace: AwhmLayers = {}) => {
     replace.sessionBuffer ?? SessionBufferLive,
     replace.graphStore ?? (config.storageBackend === "json" ? GraphStoreJson : GraphStoreSqlite),
     replace.embedder ?? embedderLayer(config),
-    replace.stage2Client ?? (config.stage2Client === "anthropic" ? Stage2Anthropic : Stage2ClaudeCode)
+    replace.stage2Client ?? (config.stage2Client === "anthropic" ? Stage2Anthropic : Stage2ClaudeCode),
+    replace.graphStore === undefined ? UnusedGraphFileLive : UnusedGraphFileNone
   ).pipe(Layer.provideMerge(configLayer(config)))
   return Layer.provideMerge(RetrieverLive, base)
 }
 
 /** Every service an awhm composition provides. */
-export type AwhmServices = RawLog | SessionBuffer | GraphStore | Embedder | Stage2Client | Retriever | AppConfig
+export type AwhmServices = RawLog | SessionBuffer | GraphStore | Embedder | Stage2Client | Retriever | UnusedGraphFile | AppConfig
 
 /** Every live service. */
 export const MainLive = (config: AwhmConfigShape) => AwhmLive(config)

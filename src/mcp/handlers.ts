@@ -1,14 +1,13 @@
 import { Effect } from "effect"
 import { ROLES, type Role } from "../domain/Message.js"
 import { parseTimestamp } from "../domain/time.js"
-import { GraphStore } from "../services/GraphStore.js"
-import { RawLog } from "../services/RawLog.js"
 import { Retriever } from "../services/Retriever.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
 import { consolidatePending } from "../programs/consolidate.js"
 import { hardDelete } from "../programs/hardDelete.js"
 import { logMessage } from "../programs/logMessage.js"
 import { createSnapshot } from "../programs/snapshot.js"
+import { storeCounts } from "../programs/status.js"
 import { nodeNotFoundText } from "./render.js"
 import { McpToolError, MemoryToolkit } from "./tools.js"
 
@@ -76,19 +75,16 @@ export const memoryLog = (sessionId: string) =>
 /** memory_status: the reference's keys; buffer_entries counts this server's session. */
 export const memoryStatus = (sessionId: string) =>
   Effect.fn("mcp.memory_status")(function* () {
-    const graph = yield* GraphStore
-    const rawLog = yield* RawLog
     const buffer = yield* SessionBuffer
-    const { nodes, edges } = yield* asToolError(graph.counts)
-    const logs = yield* asToolError(rawLog.stats)
+    const counts = yield* asToolError(storeCounts)
     const entries = yield* asToolError(buffer.entries(sessionId))
     return {
       session_id: sessionId,
-      node_count: nodes,
-      edge_count: edges,
+      node_count: counts.nodes,
+      edge_count: counts.edges,
       buffer_entries: entries.length,
-      total_sessions: logs.sessions,
-      log_messages: logs.messages
+      total_sessions: counts.sessions,
+      log_messages: counts.logMessages
     }
   })
 

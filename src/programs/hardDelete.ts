@@ -12,14 +12,14 @@ import {
   normalizeContent,
   tombstoneSalt
 } from "../store/tombstones.js"
-import { openGraphStoreFile } from "../layers/graph/openStore.js"
 import { shutdownHookServers } from "../store/hookSocket.js"
 import { dataPaths, type DataPaths } from "../store/paths.js"
-import { clearRetrievalIndex } from "../layers/retriever/persist.js"
+import { clearRetrievalIndex } from "../store/indexFiles.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { GraphStore } from "../services/GraphStore.js"
 import { RawLog } from "../services/RawLog.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
+import { UnusedGraphFile } from "../services/UnusedGraphFile.js"
 
 /** The reference's DeletionResult (camelCase) plus the sibling nodes removed with it. */
 export interface DeletionResult {
@@ -108,22 +108,10 @@ const scrubSnapshots = (paths: DataPaths, target: Target, warnings: Array<string
   })
 
 /** The graph file of the backend not in use (left by a backend switch) is scrubbed too. */
-const scrubOtherBackend = (config: AppConfig["Type"], paths: DataPaths, target: Target, warnings: Array<string>) => {
-  const otherBackend = config.storageBackend === "sqlite" ? "json" : "sqlite"
-  const other = otherBackend === "json" ? paths.graphJson : paths.graphSqlite
-  if (!fs.existsSync(other)) return Effect.void
-  return Effect.gen(function* () {
-    const store = yield* openGraphStoreFile(otherBackend, paths.root)
-    yield* store.update((g) => {
-      const gone = Array.from(g.nodes.values()).filter(target.nodeMatches).map((n) => n.id)
-      return Effect.succeed([undefined, { deleteNodes: gone }] as const)
-    })
-    yield* store.scrub
-  }).pipe(
-    Effect.scoped,
-    Effect.catchAll((e) => Effect.sync(() => void warnings.push(`could not scrub the unused graph file ${other}: ${e.message}`)))
+const scrubOtherBackend = (target: Target, warnings: Array<string>) =>
+  Effect.flatMap(UnusedGraphFile, (unused) => unused.removeNodes(target.nodeMatches)).pipe(
+    Effect.catchAll((e) => Effect.sync(() => void warnings.push(`could not scrub the unused graph file ${e.message}`)))
   )
-}
 
 /**
  * The hard-delete cascade (REFERENCE-BEHAVIOUR 4.12, plus: siblings from the same source message, the
@@ -196,7 +184,7 @@ export const hardDelete = Effect.fn("hardDelete")(function* (nodeId: string, opt
 
   // 4. Snapshots, and the unused backend's graph file.
   const snapshotsTouched = config.deleteSnapshotsOnHardDelete ? yield* scrubSnapshots(paths, target, warnings) : 0
-  yield* scrubOtherBackend(config, paths, target, warnings)
+  yield* scrubOtherBackend(target, warnings)
 
   // 5. The graph, then its file's free pages and write-ahead log.
   const [nodeDeleted, edgesRemoved, removedIds] = yield* store.update((g) => {

@@ -3,6 +3,7 @@
 // binary file. Both are caches: anything unreadable is ignored and rebuilt from the logs.
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { indexDir } from "../../store/indexFiles.js"
 import type { GraphView } from "./GraphView.js"
 import type { RawDoc, RawLogView } from "./RawLogView.js"
 
@@ -12,8 +13,6 @@ export interface PersistTarget {
   readonly modelId: string
 }
 
-/** The folder of the retrieval cache. */
-export const indexDir = (dataDir: string): string => path.join(dataDir, "index")
 const viewFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog.bin")
 const vectorFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog-vectors.bin")
 const graphFile = (dataDir: string) => path.join(indexDir(dataDir), "graph-lexical.bin")
@@ -73,9 +72,6 @@ export const worthSaving = (unsaved: { readonly indexed: number; readonly remove
 /** Re-indexed documents after which the cache is rewritten. */
 export const SAVE_AFTER = 200
 
-export const clearRetrievalIndex = (dataDir: string): void => {
-  fs.rmSync(indexDir(dataDir), { recursive: true, force: true })
-}
 
 const MAGIC = "AWHMVEC1"
 let tmpCounter = 0
