@@ -1,6 +1,14 @@
 import js from "@eslint/js"
 import tseslint from "typescript-eslint"
 
+// The import boundaries of the code map (README): which rooms may import which.
+const FACES = "cli|hooks|mcp|eval|api|bin"
+const SCHEMA = { name: "@effect/schema", message: "Use effect/Schema" }
+const boundary = (files, regex, message) => ({
+  files,
+  rules: { "no-restricted-imports": ["error", { paths: [SCHEMA], patterns: [{ regex, message }] }] }
+})
+
 export default tseslint.config(
   { ignores: ["dist/**", "node_modules/**", ".cache/**", "coverage/**"] },
   js.configs.recommended,
@@ -11,8 +19,13 @@ export default tseslint.config(
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/no-explicit-any": "error",
       "@typescript-eslint/no-namespace": "off",
-      "no-restricted-imports": ["error", { paths: [{ name: "@effect/schema", message: "Use effect/Schema" }] }],
+      "no-restricted-imports": ["error", { paths: [SCHEMA] }],
       "require-yield": "off"
     }
-  }
+  },
+  boundary(["src/domain/**"], "^\\.\\./", "domain imports nothing of src outside domain/"),
+  boundary(["src/services/**"], "^\\.\\./(?!domain/)", "services import only domain/"),
+  boundary(["src/text/**", "src/search/**", "src/store/**", "src/runtime/**"], `^(\\.\\./)+(layers|programs|services|${FACES})/`, "text, search, store and runtime import no services, layers, programs or faces"),
+  boundary(["src/programs/**"], `^(\\.\\./)+(layers|${FACES})/`, "programs use service tags: they never import layers or faces"),
+  boundary(["src/layers/**"], `^(\\.\\./)+(programs|${FACES})/`, "layers never import programs or faces")
 )

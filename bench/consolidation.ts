@@ -1,5 +1,5 @@
 // Stage 1 consolidation throughput on a LoCoMo conversation: a markdown section for docs/benchmarks.md.
-// Reads /work/shared/data/locomo/locomo10.json in place (AWHM_LOCOMO_FILE overrides; never copied).
+// Reads ../shared/data/locomo/locomo10.json (beside the repo) in place (AWHM_LOCOMO_FILE overrides; never copied).
 // The real model comes from AWHM_MODEL_DIR or ./.cache/models/all-MiniLM-L6-v2 (`npm run setup:model`).
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -21,7 +21,7 @@ import { RawLog } from "../src/services/RawLog.js"
 import { DEFAULT_NER_LABELS } from "../src/domain/Config.js"
 
 const RUNS = 3
-const LOCOMO = process.env["AWHM_LOCOMO_FILE"] ?? "/work/shared/data/locomo/locomo10.json"
+const LOCOMO = process.env["AWHM_LOCOMO_FILE"] ?? `${process.cwd()}/../shared/data/locomo/locomo10.json`
 const CONVERSATION = 0
 const modelDir = () => process.env["AWHM_MODEL_DIR"] ?? path.join(process.cwd(), ".cache", "models", "all-MiniLM-L6-v2")
 

@@ -152,7 +152,7 @@ export async function run(): Promise<string> {
 
   // LoCoMo through `awhm eval --format locomo`: the answer-substring metric beside the evidence recall
   // (the LoCoMo section has the evidence recall in depth, with the real model and ablations).
-  const locomo = process.env.AWHM_LOCOMO_FILE ?? "/work/shared/data/locomo/locomo10.json"
+  const locomo = process.env.AWHM_LOCOMO_FILE ?? `${process.cwd()}/../shared/data/locomo/locomo10.json`
   if (existsSync(locomo)) {
     const c = await config("mock")
     const { report } = await Effect.runPromise(runLocomoEval(locomo, c, { k: 10 }).pipe(Effect.provide(embedderLayer(c))))

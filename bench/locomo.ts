@@ -1,6 +1,6 @@
 // LoCoMo evidence recall (recall_any@5, recall_any@10, recall_all@10, overall and per category) with the
 // mock and the real embedder, plus ablations that show what moves the figure. Zero LLM calls.
-// Reads /work/shared/data/locomo/locomo10.json in place (AWHM_LOCOMO_FILE overrides; never copied).
+// Reads ../shared/data/locomo/locomo10.json (beside the repo) in place (AWHM_LOCOMO_FILE overrides; never copied).
 // The real model: AWHM_MODEL_DIR or ./.cache/models/all-MiniLM-L6-v2 (`npm run setup:model`).
 // LOCOMO_CONVERSATIONS=n replays only the first n conversations (a quick look); LOCOMO_ABLATIONS=0 skips
 // the ablations.
@@ -17,7 +17,7 @@ import {
 } from "../src/eval/locomoReplay.js"
 import { Embedder, type EmbedderShape } from "../src/services/Embedder.js"
 
-const LOCOMO = process.env["AWHM_LOCOMO_FILE"] ?? "/work/shared/data/locomo/locomo10.json"
+const LOCOMO = process.env["AWHM_LOCOMO_FILE"] ?? `${process.cwd()}/../shared/data/locomo/locomo10.json`
 const AUDIT = path.join(path.dirname(LOCOMO), "locomo_audit_errors.json")
 const modelDir = () => process.env["AWHM_MODEL_DIR"] ?? path.join(process.cwd(), ".cache", "models", "all-MiniLM-L6-v2")
 

@@ -6,8 +6,7 @@ import { AwhmMemory } from "../layers/AwhmMemory.js"
 import { loadConfig } from "../layers/ConfigLive.js"
 import { AwhmLive, type AwhmServices } from "../layers/Main.js"
 import { makeMemorySession, type MemorySession } from "../programs/session.js"
-import { parseTimestamp } from "../domain/time.js"
-import { InvalidInput } from "../domain/errors.js"
+import { parseAsOf } from "../domain/input.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
 
 export interface StartOptions {
@@ -85,11 +84,10 @@ export class AwhmSession {
   /** The most relevant memories, best first: this session's buffer, then the graph and the raw log. */
   query(text: string, options: QueryOptions = {}): Promise<ReadonlyArray<RetrievalResult>> {
     const { asOf, ...rest } = options
-    const asOfIso = asOf === undefined ? null : parseTimestamp(asOf)
-    if (asOf !== undefined && asOfIso === null) {
-      return Promise.reject(new InvalidInput({ message: `invalid asOf '${asOf.slice(0, 64)}': expected an ISO date` }))
-    }
-    return run(this.runtime, this.session.query(text, { ...rest, asOf: asOfIso }))
+    return run(
+      this.runtime,
+      Effect.flatMap(parseAsOf(asOf, "asOf"), (asOfIso) => this.session.query(text, { ...rest, asOf: asOfIso }))
+    )
   }
 
   /** Stage 1 consolidation of this session's new messages; resolves to the number of new memories. */

@@ -2,7 +2,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect, Layer, Option } from "effect"
 import { RawLogLive } from "../layers/RawLogLive.js"
 import { SessionBufferLive } from "../layers/SessionBufferLive.js"
-import { parseRole } from "../domain/rawLogInput.js"
+import { parseRole } from "../domain/input.js"
 import { logMessage } from "../programs/logMessage.js"
 import { dataDirOption, flagMap, jsonOption, output, withConfig } from "./common.js"
 

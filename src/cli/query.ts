@@ -1,7 +1,8 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { retrievalLayer } from "../layers/Main.js"
-import { formatResults, parseAsOf, retrieve } from "../programs/retrieve.js"
+import { parseAsOf } from "../domain/input.js"
+import { formatResults, retrieve } from "../programs/retrieve.js"
 import { dataDirOption, flagMap, jsonOption, output, withConfig } from "./common.js"
 
 const text = Args.text({ name: "text" }).pipe(Args.withDescription("What to look for (a question or keywords)"))

@@ -28,3 +28,22 @@ export class NodeNotFound extends Schema.TaggedError<NodeNotFound>()("NodeNotFou
   nodeId: Schema.String,
   message: Schema.String
 }) {}
+
+/** Any error as one line for a person: its message's first line, else its tag, else its text. */
+export const errorLine = (error: unknown): string => {
+  const text =
+    typeof error === "object" && error !== null && "message" in error && typeof error.message === "string" && error.message !== ""
+      ? error.message
+      : typeof error === "object" && error !== null && "_tag" in error
+        ? String(error._tag)
+        : String(error)
+  return text.split("\n")[0] ?? ""
+}
+
+/** A failed file operation as a StorageError: what was done, to which file, and the system's error code. */
+export const storageFailure = (operation: string, file: string) => (e: unknown): StorageError =>
+  new StorageError({
+    operation,
+    path: file,
+    message: `could not ${operation} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e))}`
+  })

@@ -19,7 +19,7 @@ import { firstHit, latencySummary, mean, ndcgAt } from "./metrics.js"
 import type { LatencyMs } from "./report.js"
 
 // `awhm eval --format locomo`: the evidence-recall protocol of the LoCoMo README, run by the retrieval
-// engineer's replayLocomo, plus the answer-substring metric of the other replays.
+// engine through replayLocomo (locomoReplay.ts), plus the answer-substring metric of the other replays.
 
 export interface LocomoEvalOptions {
   readonly k: number

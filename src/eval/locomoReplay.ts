@@ -1,14 +1,13 @@
-// LoCoMo evidence recall (/work/shared/data/locomo/README.md): each conversation is replayed into a fresh
+// LoCoMo evidence recall (the data set README's protocol): each conversation is replayed into a fresh
 // data directory (log, consolidate, end each session), then every question of categories 1-4 is asked;
 // results map to dialogue ids through their provenance (source refs -> the message's metadata.dia_id).
 import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { Effect, Layer, Schema } from "effect"
 import type { AwhmConfigShape } from "../domain/Config.js"
 import { InvalidInput } from "../domain/errors.js"
 import type { RetrievalResult } from "../domain/Result.js"
-import { configLayer, storesLayer } from "../layers/Main.js"
+import { AwhmLive } from "../layers/Main.js"
+import { scopedTempDir } from "../store/scopedTempDir.js"
 import { makeRetrieverLayer } from "../layers/RetrieverLive.js"
 import { Stage2Mock } from "../layers/Stage2Mock.js"
 import type { RetrieverOptions } from "../layers/retriever/service.js"
@@ -255,25 +254,20 @@ export const replayLocomo = (conversations: ReadonlyArray<LocomoConversation>, o
     let ids = 0
     let results = 0
     for (const [i, conv] of conversations.entries()) {
-      const dir = fs.mkdtempSync(path.join(os.tmpdir(), "awhm-locomo-"))
-      const config: AwhmConfigShape = { ...options.config, dataDir: dir, stage2Enabled: false }
-      const layer = makeRetrieverLayer({ warn: () => {}, ...options.retriever }).pipe(
-        Layer.provideMerge(
-          Layer.mergeAll(
-            storesLayer(config),
-            Layer.succeed(Embedder, options.embedder),
-            configLayer(config),
+      const r = yield* Effect.scoped(
+        Effect.gen(function* () {
+          const dir = yield* scopedTempDir("awhm-locomo-")
+          const config: AwhmConfigShape = { ...options.config, dataDir: dir, stage2Enabled: false }
+          const layer = AwhmLive(config, {
+            embedder: Layer.succeed(Embedder, options.embedder),
             // Zero LLM calls: Stage 2 stays off, and would fail loudly if it were ever asked.
-            Stage2Mock(() => {
+            stage2Client: Stage2Mock(() => {
               throw new Error("the LoCoMo replay makes no LLM calls")
-            })
-          )
-        )
-      )
-      const r = yield* replayConversation(conv, options).pipe(
-        Effect.provide(layer),
-        Effect.scoped,
-        Effect.ensuring(Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+            }),
+            retriever: makeRetrieverLayer({ warn: () => {}, ...options.retriever })
+          })
+          return yield* replayConversation(conv, options).pipe(Effect.provide(layer), Effect.scoped)
+        })
       )
       cases.push(...r.cases)
       messages += r.messages

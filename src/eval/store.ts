@@ -1,10 +1,6 @@
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { Effect, Layer } from "effect"
 import type { AwhmConfigShape } from "../domain/Config.js"
-import { configLayer, stage2Layer, storesLayer } from "../layers/Main.js"
-import { RetrieverLive } from "../layers/RetrieverLive.js"
+import { AwhmLive } from "../layers/Main.js"
 import { Embedder, type EmbedderShape } from "../services/Embedder.js"
 import { GraphStore } from "../services/GraphStore.js"
 import { type RetrieveOptions, Retriever } from "../services/Retriever.js"
@@ -16,12 +12,7 @@ import type { CorpusSession } from "./corpus.js"
 // An evaluation store: live layers (raw log, session buffer with WAL, graph in the configured backend)
 // over a temporary data directory, sharing one already-loaded embedder across stores.
 
-/** A fresh temporary directory for the current scope, removed when the scope closes. */
-export const scopedTempDir = (prefix: string) =>
-  Effect.acquireRelease(
-    Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), prefix))),
-    (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-  )
+export { scopedTempDir } from "../store/scopedTempDir.js"
 
 /** The configuration of a store in `dataDir`: the user's settings, raw-log search as asked. */
 export const storeConfig = (
@@ -31,15 +22,8 @@ export const storeConfig = (
 ): AwhmConfigShape => ({ ...base, dataDir, coldStartSessionCount })
 
 /** Every service an evaluation needs, live, for `config.dataDir`; the embedder is the one given. */
-export const storeLayer = (config: AwhmConfigShape, embedder: EmbedderShape) => {
-  const base = Layer.mergeAll(
-    storesLayer(config),
-    Layer.succeed(Embedder, embedder),
-    configLayer(config),
-    stage2Layer(config)
-  )
-  return Layer.provideMerge(RetrieverLive, base)
-}
+export const storeLayer = (config: AwhmConfigShape, embedder: EmbedderShape) =>
+  AwhmLive(config, { embedder: Layer.succeed(Embedder, embedder) })
 
 /**
  * Replays one session as the reference's AWHMSession does: log every message (raw log + buffer),

@@ -1,4 +1,5 @@
 import { Cause, Effect, Option } from "effect"
+import { errorLine } from "../domain/errors.js"
 import { loadConfig } from "../layers/ConfigLive.js"
 import { stderrLogger } from "../runtime/stderrLogger.js"
 import { parsePayload } from "./payload.js"
@@ -7,23 +8,12 @@ import type { HookArgs } from "./argv.js"
 import type { HookIO, HookRunner } from "./io.js"
 import type { HookServices } from "./services.js"
 
-const errorLine = (cause: Cause.Cause<unknown>): string => {
+const hookErrorLine = (cause: Cause.Cause<unknown>): string => {
   const failure = Cause.failureOption(cause)
-  const error: unknown = Option.isSome(failure) ? failure.value : Cause.squash(cause)
-  const message =
-    typeof error === "object" && error !== null && "message" in error && typeof error.message === "string" && error.message !== ""
-      ? error.message
-      : typeof error === "object" && error !== null && "_tag" in error
-        ? String(error._tag)
-        : String(error)
-  return `awhm hook error: ${message.split("\n")[0]}`
+  return `awhm hook error: ${errorLine(Option.isSome(failure) ? failure.value : Cause.squash(cause))}`
 }
 
 const DEFAULT_K = 5
-
-/** AWHM_SCOPE=global|project is accepted as a short form of AWHM_SCOPE_MODE. */
-const withScopeAlias = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv =>
-  env.AWHM_SCOPE !== undefined && env.AWHM_SCOPE_MODE === undefined ? { ...env, AWHM_SCOPE_MODE: env.AWHM_SCOPE } : env
 
 const runEvent = (args: HookArgs, io: HookIO, services: HookServices | undefined) =>
   Effect.gen(function* () {
@@ -43,7 +33,7 @@ const runEvent = (args: HookArgs, io: HookIO, services: HookServices | undefined
     const flags: Record<string, string> = {}
     if (args.dataDir) flags.data_dir = args.dataDir
     if (args.stage2) flags.stage2_enabled = "true"
-    const config = yield* loadConfig(flags, withScopeAlias(io.env))
+    const config = yield* loadConfig(flags, io.env)
     // Each event loads only its own code: the prompt hook never loads consolidation or the model.
     switch (args.event) {
       case "prompt": {
@@ -72,6 +62,6 @@ const runEvent = (args: HookArgs, io: HookIO, services: HookServices | undefined
  */
 export const runHook: HookRunner = (args, io, services) =>
   runEvent(args, io, services).pipe(
-    Effect.catchAllCause((cause) => Effect.sync(() => io.stderr(errorLine(cause) + "\n"))),
+    Effect.catchAllCause((cause) => Effect.sync(() => io.stderr(hookErrorLine(cause) + "\n"))),
     Effect.provide(stderrLogger("awhm hook", io.stderr))
   )

@@ -1,7 +1,5 @@
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { Effect, Layer } from "effect"
+import { scopedTempDir } from "../store/scopedTempDir.js"
 import { loadConfig } from "./ConfigLive.js"
 import { EmbedderMock } from "./EmbedderMock.js"
 import { GraphStoreMemory } from "./GraphStoreMemory.js"
@@ -18,10 +16,7 @@ import { Stage2Mock } from "./Stage2Mock.js"
 export const AwhmMemory = (overrides: Readonly<Record<string, string>> = {}, replace: AwhmLayers = {}) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
-      const dataDir = yield* Effect.acquireRelease(
-        Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), "awhm-memory-"))),
-        (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))
-      )
+      const dataDir = yield* scopedTempDir("awhm-memory-")
       const config = yield* loadConfig({ ...overrides, data_dir: dataDir }, {})
       return AwhmLive(config, {
         rawLog: RawLogMemory,

@@ -34,16 +34,20 @@ export const embedderLayer = (config: AwhmConfigShape) =>
           ...(config.modelDir !== null ? { modelDir: config.modelDir } : process.env.AWHM_MODEL_DIR ? { modelDir: process.env.AWHM_MODEL_DIR } : {})
         })
 
-export const graphStoreLayer = (config: AwhmConfigShape) =>
-  (config.storageBackend === "json" ? GraphStoreJson : GraphStoreSqlite).pipe(Layer.provide(configLayer(config)))
+/** The configured backend's graph store (it needs AppConfig). */
+const graphStoreOf = (config: AwhmConfigShape) => (config.storageBackend === "json" ? GraphStoreJson : GraphStoreSqlite)
+
+/** The configured Stage 2 client (it needs AppConfig). */
+const stage2Of = (config: AwhmConfigShape) => (config.stage2Client === "anthropic" ? Stage2Anthropic : Stage2ClaudeCode)
+
+export const graphStoreLayer = (config: AwhmConfigShape) => graphStoreOf(config).pipe(Layer.provide(configLayer(config)))
 
 export const rawLogLayer = (config: AwhmConfigShape) => RawLogLive.pipe(Layer.provide(configLayer(config)))
 
 export const sessionBufferLayer = (config: AwhmConfigShape) =>
   SessionBufferLive.pipe(Layer.provide(configLayer(config)))
 
-export const stage2Layer = (config: AwhmConfigShape) =>
-  (config.stage2Client === "anthropic" ? Stage2Anthropic : Stage2ClaudeCode).pipe(Layer.provide(configLayer(config)))
+export const stage2Layer = (config: AwhmConfigShape) => stage2Of(config).pipe(Layer.provide(configLayer(config)))
 
 export const unusedGraphFileLayer = (config: AwhmConfigShape) => UnusedGraphFileLive.pipe(Layer.provide(configLayer(config)))
 
@@ -64,6 +68,8 @@ export interface AwhmLayers {
   readonly graphStore?: Layer.Layer<GraphStore, unknown, AppConfig>
   readonly embedder?: Layer.Layer<Embedder, unknown, AppConfig>
   readonly stage2Client?: Layer.Layer<Stage2Client, unknown, AppConfig>
+  /** The retriever, e.g. `makeRetrieverLayer(options)` for other ranking options. */
+  readonly retriever?: Layer.Layer<Retriever, unknown, RawLog | SessionBuffer | GraphStore | Embedder | AppConfig>
 }
 
 /**
@@ -74,12 +80,12 @@ export const AwhmLive = (config: AwhmConfigShape, replace: AwhmLayers = {}) => {
   const base = Layer.mergeAll(
     replace.rawLog ?? RawLogLive,
     replace.sessionBuffer ?? SessionBufferLive,
-    replace.graphStore ?? (config.storageBackend === "json" ? GraphStoreJson : GraphStoreSqlite),
+    replace.graphStore ?? graphStoreOf(config),
     replace.embedder ?? embedderLayer(config),
-    replace.stage2Client ?? (config.stage2Client === "anthropic" ? Stage2Anthropic : Stage2ClaudeCode),
+    replace.stage2Client ?? stage2Of(config),
     replace.graphStore === undefined ? UnusedGraphFileLive : UnusedGraphFileNone
   ).pipe(Layer.provideMerge(configLayer(config)))
-  return Layer.provideMerge(RetrieverLive, base)
+  return Layer.provideMerge(replace.retriever ?? RetrieverLive, base)
 }
 
 /** Every service an awhm composition provides. */

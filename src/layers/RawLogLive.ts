@@ -1,22 +1,17 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect, Layer } from "effect"
-import { StorageError } from "../domain/errors.js"
+import { storageFailure } from "../domain/errors.js"
 import { RawLogEntry } from "../domain/Message.js"
 import { atomicWriteFileSync } from "../store/atomicWrite.js"
 import { withFileLock } from "../store/fileLock.js"
 import { countLogMessages, readFirstLine, readLogFile, readLogTail } from "../store/logFile.js"
 import { dataPaths, decodeSessionId, encodeSessionId } from "../store/paths.js"
-import { resolveTimestamp, validateSessionId } from "../domain/rawLogInput.js"
+import { resolveTimestamp, validateSessionId } from "../domain/input.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { RawLog, type SessionInfo } from "../services/RawLog.js"
 
-const storageError = (operation: string, file: string) => (e: unknown) =>
-  new StorageError({
-    operation,
-    path: file,
-    message: `could not ${operation} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e))}`
-  })
+const storageError = storageFailure
 
 /** Serialises an entry as one JSONL line in the reference's field order (plus `index`). */
 const toLine = (entry: RawLogEntry): string =>

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import { RawLogEntry } from "../domain/Message.js"
-import { resolveTimestamp, validateSessionId } from "../domain/rawLogInput.js"
+import { resolveTimestamp, validateSessionId } from "../domain/input.js"
 import { RawLog, type AppendInput } from "../services/RawLog.js"
 
 /** An in-memory raw log for tests: same validation and numbering as RawLogLive, nothing on disk. */

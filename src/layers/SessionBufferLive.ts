@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Duration, Effect, Layer, Schema } from "effect"
 import { type BufferEntry, BufferEntryType } from "../domain/BufferEntry.js"
-import { StorageError } from "../domain/errors.js"
+import { type StorageError, storageFailure } from "../domain/errors.js"
 import type { RawLogEntry } from "../domain/Message.js"
 import { atomicWriteFileSync } from "../store/atomicWrite.js"
 import { bufferEntriesFor, bufferEntryKey, compareBufferEntries } from "../text/bufferPatterns.js"
@@ -56,12 +56,7 @@ export const SessionBufferLive = Layer.scoped(
     const mutex = yield* Effect.makeSemaphore(1)
     const lockFile = (sessionId: string) => path.join(paths.locks, `wal-${encodeSessionId(sessionId)}.lock`)
 
-    const storageError = (operation: string, file: string) => (e: unknown) =>
-      new StorageError({
-        operation,
-        path: file,
-        message: `could not ${operation} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e))}`
-      })
+    const storageError = storageFailure
 
     /** Reads a session's WAL; missing → []; damaged → WalDamaged (never content in the message). */
     const readWal = (sessionId: string): Array<BufferEntry> | WalDamaged => {

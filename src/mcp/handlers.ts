@@ -1,6 +1,6 @@
 import { Effect } from "effect"
-import { ROLES, type Role } from "../domain/Message.js"
-import { parseTimestamp } from "../domain/time.js"
+import { errorLine } from "../domain/errors.js"
+import { parseAsOf, parseRole } from "../domain/input.js"
 import { Retriever } from "../services/Retriever.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
 import { consolidatePending } from "../programs/consolidate.js"
@@ -17,10 +17,7 @@ export const asToolError = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Eff
     e instanceof McpToolError
       ? e
       : new McpToolError({
-          message:
-            typeof e === "object" && e !== null && "message" in e && typeof e.message === "string"
-              ? e.message
-              : String(e)
+          message: errorLine(e)
         })
   )
 
@@ -35,15 +32,7 @@ export const memoryQuery = (sessionId: string) =>
   }) {
     const query = params.query.trim()
     if (query === "") return yield* new McpToolError({ message: "Invalid query: it must not be empty." })
-    let asOf: string | null = null
-    if (params.as_of !== null && params.as_of.trim() !== "") {
-      asOf = parseTimestamp(params.as_of)
-      if (asOf === null) {
-        return yield* new McpToolError({
-          message: `Invalid as_of '${params.as_of.slice(0, 64)}'. Expected an ISO date such as 2026-03-01T10:00:00Z.`
-        })
-      }
-    }
+    const asOf = yield* asToolError(parseAsOf(params.as_of?.trim() === "" ? null : params.as_of, "as_of"))
     const retriever = yield* Retriever
     const results = yield* asToolError(
       retriever.retrieve(query, {
@@ -60,15 +49,8 @@ export const memoryQuery = (sessionId: string) =>
 /** memory_log: role is trimmed and lower-cased as the reference did. */
 export const memoryLog = (sessionId: string) =>
   Effect.fn("mcp.memory_log")(function* (params: { readonly role: string; readonly content: string }) {
-    const role = params.role.trim().toLowerCase()
-    if (!(ROLES as ReadonlyArray<string>).includes(role)) {
-      return yield* new McpToolError({
-        message: `Invalid role '${params.role.slice(0, 64)}'. Expected one of: ${ROLES.join(", ")}`
-      })
-    }
-    const { entry, bufferEntries } = yield* asToolError(
-      logMessage({ sessionId, role: role as Role, content: params.content })
-    )
+    const role = yield* asToolError(parseRole(params.role))
+    const { entry, bufferEntries } = yield* asToolError(logMessage({ sessionId, role, content: params.content }))
     return { sessionId, messageIndex: entry.index, bufferEntries }
   })
 

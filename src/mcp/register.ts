@@ -1,5 +1,6 @@
 import { McpSchema, McpServer, Tool, type Toolkit } from "@effect/ai"
 import { Cause, Context, Effect, JSONSchema, Option, ParseResult } from "effect"
+import { errorLine } from "../domain/errors.js"
 import { MemoryToolkit } from "./tools.js"
 
 type Tools = Toolkit.Tools<typeof MemoryToolkit>
@@ -21,9 +22,8 @@ const describeFailure = (name: string, error: unknown): string => {
   if (typeof error === "object" && error !== null) {
     const cause = (error as { cause?: unknown }).cause
     if (ParseResult.isParseError(cause)) return `Invalid arguments for ${name}: ${cause.message}`
-    if ("message" in error && typeof error.message === "string") return error.message
   }
-  return `${name} failed: ${String(error)}`
+  return errorLine(error)
 }
 
 /**

@@ -1,19 +1,6 @@
 import { Effect } from "effect"
-import { InvalidInput } from "../domain/errors.js"
 import type { RetrievalResult } from "../domain/Result.js"
-import { parseTimestamp } from "../domain/time.js"
 import { Retriever, type RetrieveOptions } from "../services/Retriever.js"
-
-/** Parses a user-supplied --as-of / as_of into canonical UTC ISO (null when absent). */
-export const parseAsOf = (input: string | null | undefined): Effect.Effect<string | null, InvalidInput> => {
-  if (input === null || input === undefined) return Effect.succeed(null)
-  const parsed = parseTimestamp(input)
-  return parsed === null
-    ? Effect.fail(
-        new InvalidInput({ message: `invalid --as-of '${input.slice(0, 64)}': expected an ISO date such as 2026-03-01 or 2026-03-01T10:00:00Z` })
-      )
-    : Effect.succeed(parsed)
-}
 
 /** One ranked answer from the session buffer, the graph and the raw log. */
 export const retrieve = Effect.fn("retrieve")(function* (query: string, options: RetrieveOptions = {}) {

@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect } from "effect"
 import type { BufferEntry } from "../domain/BufferEntry.js"
-import { type CorruptFile, StorageError } from "../domain/errors.js"
+import { type CorruptFile, type StorageError, storageFailure } from "../domain/errors.js"
 import {
   encodeSnapshot,
   listSnapshotFiles,
@@ -20,7 +20,7 @@ import { SessionBuffer } from "../services/SessionBuffer.js"
 const asStorageError = (operation: string, file: string) => (e: unknown): StorageError | CorruptFile =>
   typeof e === "object" && e !== null && "_tag" in e && (e._tag === "StorageError" || e._tag === "CorruptFile")
     ? (e as StorageError | CorruptFile)
-    : new StorageError({ operation, path: file, message: `could not ${operation} ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` })
+    : storageFailure(operation, file)(e)
 
 /** Writes the whole graph and every session's buffer (all WALs) to a new snapshot file. */
 export const createSnapshot = Effect.fn("createSnapshot")(function* () {

@@ -29,3 +29,14 @@ export const parseRole = (input: string): Effect.Effect<Role, InvalidInput> => {
         new InvalidInput({ message: `invalid role '${input.slice(0, 64)}': expected one of ${ROLES.join(", ")}` })
       )
 }
+
+/** Parses a user-supplied as-of date (`--as-of`, `as_of`, `asOf`: the name the user typed) into canonical UTC ISO. */
+export const parseAsOf = (input: string | null | undefined, name = "--as-of"): Effect.Effect<string | null, InvalidInput> => {
+  if (input === null || input === undefined) return Effect.succeed(null)
+  const parsed = parseTimestamp(input)
+  return parsed === null
+    ? Effect.fail(
+        new InvalidInput({ message: `invalid ${name} '${input.slice(0, 64)}': expected an ISO date such as 2026-03-01 or 2026-03-01T10:00:00Z` })
+      )
+    : Effect.succeed(parsed)
+}
