@@ -45,7 +45,9 @@ await build({
   outdir: "dist",
   outExtension: { ".js": ".cjs" },
   format: "cjs",
-  define
+  // import.meta.url (used to find the package's own files) from the CommonJS file's own path.
+  define: { ...define, "import.meta.url": "__awhmImportMetaUrl" },
+  banner: { js: 'const __awhmImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' }
 })
 
 // The library entry (package "exports"): dependencies stay external so an Effect app shares its own

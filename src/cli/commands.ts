@@ -19,7 +19,8 @@ export const commandLoaders: ReadonlyArray<readonly [string, () => Promise<AnyCo
   ["snapshot", lazy(() => import("./snapshot.js").then((m) => m.snapshotCommand))],
   ["hook", lazy(() => import("./hook.js").then((m) => m.hookCommand))],
   ["eval", lazy(() => import("./eval.js").then((m) => m.evalCommand))],
-  ["mcp", lazy(() => import("./mcp.js").then((m) => m.mcpCommand))]
+  ["mcp", lazy(() => import("./mcp.js").then((m) => m.mcpCommand))],
+  ["model", lazy(() => import("./model.js").then((m) => m.modelCommand))]
 ]
 
 /** The subcommands needed for argv: only the one named, or all of them (root help, a typo). */

@@ -3,13 +3,22 @@ import { Effect, Layer } from "effect"
 import { graphStoreLayer } from "../layers/Main.js"
 import { RawLogLive } from "../layers/RawLogLive.js"
 import { SessionBufferLive } from "../layers/SessionBufferLive.js"
+import type { AwhmConfigShape } from "../domain/Config.js"
+import { locateModel } from "../layers/modelLocation.js"
 import { statusReport } from "../programs/status.js"
 import { dataDirOption, flagMap, jsonOption, output, withConfig } from "./common.js"
+
+/** Where the live embedder's model is (files only: status never loads it); absent when no model is used. */
+const modelReport = (config: AwhmConfigShape) => {
+  const location = config.embedder === "transformers" ? locateModel(config) : null
+  return location === null ? {} : { model: { dir: location.dir, source: location.source, found: location.complete } }
+}
 
 /** `awhm status`: what is stored, and where. */
 export const statusCommand = Command.make("status", { dataDir: dataDirOption, json: jsonOption }, (args) =>
   withConfig(flagMap(args.dataDir), (config) =>
     statusReport.pipe(
+      Effect.map((s) => ({ ...s, ...modelReport(config) })),
       Effect.flatMap((s) =>
         output(args.json, s, () =>
           [
@@ -17,7 +26,7 @@ export const statusCommand = Command.make("status", { dataDir: dataDirOption, js
             `graph:          ${s.nodes} nodes, ${s.edges} edges (${s.storageBackend})`,
             `raw log:        ${s.logMessages} messages in ${s.sessions} sessions`,
             `session buffer: ${s.bufferEntries} entries`,
-            `embedder:       ${s.embedder}`
+            `embedder:       ${s.embedder}${s.model === undefined ? "" : s.model.found ? ` (model at ${s.model.dir})` : " (NO MODEL FOUND: retrieval is lexical-only; run `awhm model install`)"}`
           ].join("\n")
         )
       ),

@@ -75,7 +75,7 @@ const load = async (o: LoadOptions): Promise<Loaded> => {
     const missing = modelFiles(o.quantized).filter((f) => !existsSync(join(dir, f)))
     if (missing.length > 0) {
       throw new Error(
-        `no model at ${dir} (missing ${missing.join(", ")}); point AWHM_MODEL_DIR (or model_dir) at a copy of ${o.modelId}`
+        `no model at ${dir} (missing ${missing.join(", ")}); run \`awhm model install\` (or point AWHM_MODEL_DIR at a copy of ${o.modelId})`
       )
     }
     const tf = await importTransformers()

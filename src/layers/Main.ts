@@ -19,6 +19,7 @@ import { SessionBufferLive } from "./SessionBufferLive.js"
 import { Stage2Anthropic } from "./Stage2Anthropic.js"
 import { Stage2ClaudeCode } from "./Stage2ClaudeCode.js"
 import { UnusedGraphFileLive, UnusedGraphFileNone } from "./graph/UnusedGraphFileLive.js"
+import { locateModel } from "./modelLocation.js"
 
 // The one place where live layers are chosen from configuration. Commands take only what they need.
 
@@ -29,10 +30,13 @@ export const embedderLayer = (config: AwhmConfigShape) =>
     ? EmbedderMock
     : config.embedder === "none"
       ? EmbedderNone
-      : EmbedderTransformers({
-          modelId: config.modelId,
-          ...(config.modelDir !== null ? { modelDir: config.modelDir } : process.env.AWHM_MODEL_DIR ? { modelDir: process.env.AWHM_MODEL_DIR } : {})
-        })
+      : EmbedderTransformers({ modelId: config.modelId, ...modelDirOf(config) })
+
+/** The local model folder the live embedder loads: configured, the data dir's, or the package's. */
+const modelDirOf = (config: AwhmConfigShape): { readonly modelDir?: string } => {
+  const location = locateModel(config)
+  return location === null ? {} : { modelDir: location.dir }
+}
 
 /** The configured backend's graph store (it needs AppConfig). */
 const graphStoreOf = (config: AwhmConfigShape) => (config.storageBackend === "json" ? GraphStoreJson : GraphStoreSqlite)

@@ -19,6 +19,8 @@ export const readmeExample = (name: string): string => {
 
 /** Bundles the code with `awhm` resolved to this repo's source and runs it in a fresh temp cwd. */
 export const runExample = async (code: string, env: Record<string, string> = {}) => {
+  // Inside the repo, so that the bundle's external packages resolve from its node_modules.
+  fs.mkdirSync(path.join(ROOT, ".tmp"), { recursive: true })
   const dir = fs.mkdtempSync(path.join(ROOT, ".tmp", "example-"))
   const cwd = fs.mkdtempSync(path.join(os.tmpdir(), "awhm-example-cwd-"))
   try {
