@@ -7,8 +7,9 @@
 // BERT encoder graph (the same ops Hugging Face's BertModel runs) written as ONNX protobuf by hand, which
 // needs neither torch nor the onnx Python package. The int8 file becomes onnx/model_quantized.onnx.
 //
-// Usage: node scripts/setup-model.mjs [target-dir]   (default .cache/models/all-MiniLM-L6-v2)
-// Prints the folder's path; does nothing when the folder is already complete.
+// Usage: node scripts/setup-model.mjs [--optional] [target-dir]   (default .cache/models/all-MiniLM-L6-v2)
+// Prints the folder's path; does nothing when the folder is already complete. --optional (the install
+// step): a failure is a warning with the fix, and the exit code stays 0.
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync, copyFileSync } from "node:fs"
@@ -17,7 +18,9 @@ import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..")
-const target = resolve(process.argv[2] ?? join(ROOT, ".cache", "models", "all-MiniLM-L6-v2"))
+const args = process.argv.slice(2)
+const optional = args.includes("--optional")
+const target = resolve(args.find((a) => a !== "--optional") ?? join(ROOT, ".cache", "models", "all-MiniLM-L6-v2"))
 
 const REQUIRED_FILES = [
   "config.json",
@@ -263,6 +266,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     main()
   } catch (e) {
     log(`failed: ${e instanceof Error ? e.message : String(e)}`)
-    process.exitCode = 1
+    if (optional) log("awhm works without it (lexical-only, and says so); install the model later with `npm run setup:model` or `awhm model install`")
+    else process.exitCode = 1
   }
 }

@@ -30,7 +30,8 @@ describe("the packed package", () => {
     expect(files).toContain("dist/awhm.mjs")
     expect(files).toContain("dist/index.mjs")
     expect(files).toContain("dist/types/index.d.ts")
-    expect(files.some((f) => f.startsWith("src/") || f.startsWith("test/"))).toBe(false)
+    expect(files).toContain("scripts/setup-model.mjs")
+    expect(files.some((f) => f.startsWith("src/") || f.startsWith("test/") || f.startsWith(".cache/"))).toBe(false)
 
     const app = path.join(work, "app")
     fs.mkdirSync(app)
@@ -67,5 +68,35 @@ describe("the packed package", () => {
     expect(execFileSync(process.execPath, ["use.mjs"], { cwd: app, env, encoding: "utf8" })).toBe("I prefer dark mode\ntrue\n")
     // Type declarations resolve through the package's exports.
     expect(fs.existsSync(path.join(app, "node_modules", "awhm", "dist", "types", "index.d.ts"))).toBe(true)
+  })
+
+  it("installed globally-style with its model: `awhm model install` puts the model in the data dir, and a paraphrase is answered", { timeout: 1_200_000 }, async () => {
+    const tarball = fs.readdirSync(work).find((f) => f.endsWith(".tgz"))
+    expect(tarball).toBeDefined()
+    const app = path.join(work, "full")
+    fs.mkdirSync(app)
+    fs.writeFileSync(
+      path.join(app, "package.json"),
+      JSON.stringify({ name: "full", private: true, type: "module", allowScripts: { "better-sqlite3": true, esbuild: true, sharp: true, protobufjs: true } })
+    )
+    await npm(["install", "--prefer-offline", path.join(work, tarball!)], app)
+    const data = path.join(work, "full-data")
+    // No AWHM_MODEL_DIR, and the installed package has no .cache/: only `awhm model install` brings the model.
+    const env: Record<string, string | undefined> = { ...process.env, AWHM_DATA_DIR: data, AWHM_EMBEDDER: "transformers", AWHM_HOOK_SERVER: "0" }
+    delete env.AWHM_MODEL_DIR
+    const awhm = (args: ReadonlyArray<string>) =>
+      promisify(execFile)(path.join(app, "node_modules", ".bin", "awhm"), [...args], { cwd: app, env, encoding: "utf8", maxBuffer: 16 * 1024 * 1024 })
+    const before = await awhm(["status", "--json"])
+    expect((JSON.parse(before.stdout) as { model: unknown }).model).toEqual({ dir: path.join(data, "models", "all-MiniLM-L6-v2"), source: "data-dir", found: false })
+    const installed = await awhm(["model", "install"])
+    expect(installed.stdout).toBe(path.join(data, "models", "all-MiniLM-L6-v2") + "\n")
+    // Idempotent: a second install finds the model complete and downloads nothing.
+    const again = await awhm(["model", "install"])
+    expect(again).toEqual({ stdout: path.join(data, "models", "all-MiniLM-L6-v2") + "\n", stderr: "" })
+    await awhm(["log", "--session", "s1", "--role", "user", "I adore hiking in the mountains"])
+    await awhm(["log", "--session", "s1", "--role", "user", "The invoice is due on Friday"])
+    const q = await awhm(["query", "What outdoor activity do I enjoy?", "-k", "1", "--json"])
+    expect(q.stderr).toBe("")
+    expect((JSON.parse(q.stdout) as { results: Array<{ content: string }> }).results.map((r) => r.content)).toEqual(["I adore hiking in the mountains"])
   })
 })
