@@ -1,4 +1,5 @@
-import { execFileSync } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
+import { promisify } from "node:util"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -45,5 +46,41 @@ export const runExample = async (code: string, env: Record<string, string> = {})
     return { stdout, cwd }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** The ```bash block that follows `<!-- quickstart:NAME -->` in README.md, exactly as a reader sees it. */
+export const readmeShell = (name: string): string => {
+  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8")
+  const marker = `<!-- quickstart:${name} -->`
+  const at = readme.indexOf(marker)
+  if (at < 0) throw new Error(`README.md has no ${marker}`)
+  const m = /```bash\n([\s\S]*?)```/.exec(readme.slice(at))
+  if (m === null) throw new Error(`no bash block after ${marker}`)
+  return m[1]!
+}
+
+/**
+ * Runs a README shell block verbatim under `bash -e`, with `awhm` on PATH as this repo's built bin and a
+ * private TMPDIR (so `mktemp -d` lands in a folder the test removes).
+ */
+export const runShell = async (script: string, env: Record<string, string> = {}): Promise<{ readonly stdout: string; readonly stderr: string }> => {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "awhm-quickstart-"))
+  try {
+    const bin = path.join(work, "bin")
+    fs.mkdirSync(bin)
+    fs.writeFileSync(path.join(bin, "awhm"), `#!/bin/sh\nexec "${process.execPath}" "${path.join(ROOT, "dist", "awhm.mjs")}" "$@"\n`, { mode: 0o755 })
+    const clean: Record<string, string | undefined> = { ...process.env }
+    for (const k of Object.keys(clean)) if (k.startsWith("AWHM_")) delete clean[k]
+    // Asynchronous: a worker blocked for minutes loses its connection to vitest.
+    const { stdout, stderr } = await promisify(execFile)("bash", ["-e", "-c", script], {
+      cwd: work,
+      env: { ...clean, PATH: `${bin}:${process.env.PATH ?? ""}`, TMPDIR: work, AWHM_HOOK_SERVER: "0", ...env },
+      encoding: "utf8",
+      maxBuffer: 16 * 1024 * 1024
+    })
+    return { stdout, stderr }
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true })
   }
 }
