@@ -27,7 +27,7 @@ describe("README quick start (CLI)", () => {
       ["Actually, my preferred language is Rust", "active"],
       ["My preferred language is Python", "superseded"]
     ])
-    const nodes = lines.filter((l) => /^[0-9a-f-]{36}  /.test(l)).map((l) => l.replace(/^[0-9a-f-]{36}\s+(\S+)\s+\S+\s+\S+.*?\s{2}(.*)$/, "$1 | $2"))
+    const nodes = lines.filter((l) => /^[0-9a-f-]{36} {2}/.test(l)).map((l) => l.replace(/^[0-9a-f-]{36}\s+(\S+)\s+\S+\s+\S+.*?\s{2}(.*)$/, "$1 | $2"))
     expect(nodes).toEqual([
       "superseded | My preferred language is Python",
       "active | The API endpoint is https://api.v1.example.com",
