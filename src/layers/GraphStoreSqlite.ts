@@ -12,6 +12,7 @@ import { dataPaths } from "../store/paths.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { GraphStore, type GraphChanges, type GraphStoreShape } from "../services/GraphStore.js"
 import { applyChanges, copyGraph, isEmptyChange } from "./graph/applyChanges.js"
+import { readReferenceSqlite, referenceBackupPath, takeReferenceSqlite } from "./graph/referenceSqlite.js"
 import { corruptGraph } from "./graph/corrupt.js"
 import { readJsonGraphFile } from "./graph/jsonFile.js"
 import { graphMigrations, latestGraphMigration } from "./graph/migrations/index.js"
@@ -146,6 +147,9 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       }
       return new StorageError({ operation, path: file, message: `${operation} failed on ${file}: ${causeMessage(e)}` })
     }
+
+    // AWHM Lite's own SQLite graph is read read-only and moved aside; its graph goes into a new file below.
+    const fromReference = yield* takeReferenceSqlite(file, snapshotsDir)
 
     // A file that is not SQLite at all, or visibly truncated, is refused before the driver opens (and maybe
     // writes to) it.
@@ -355,7 +359,14 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
           yield* Migrator.make({})({ loader: graphMigrations }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
           const done = yield* sql<{ value: string }>`SELECT value FROM meta WHERE key = 'json_import_done'`
           if (done.length > 0) return
-          const importJson = options.importJson
+          // An AWHM Lite SQLite graph moved aside (now, or by a run that stopped before this point).
+          const backup = referenceBackupPath(file)
+          const lite = fromReference ?? (fs.existsSync(backup) ? yield* readReferenceSqlite(backup, snapshotsDir) : null)
+          if (lite !== null) {
+            yield* writeNodes(Array.from(lite.nodes.values()))
+            yield* writeEdges(lite.edges)
+          }
+          const importJson = lite === null ? options.importJson : null
           if (importJson != null && fs.existsSync(importJson)) {
             const [{ n }] = (yield* sql<{ n: number }>`SELECT count(*) AS n FROM nodes`) as [{ n: number }]
             if (n === 0) {
