@@ -8,6 +8,7 @@ import { atomicWriteFileSync } from "../store/atomicWrite.js"
 import { bufferEntriesFor, bufferEntryKey, compareBufferEntries } from "../text/bufferPatterns.js"
 import { searchEntries } from "../search/bufferSearch.js"
 import { acquireLockSync } from "../store/fileLock.js"
+import { adoptLiteSessionFiles } from "../store/liteNames.js"
 import { dataPaths, decodeSessionId, encodeSessionId } from "../store/paths.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
@@ -51,6 +52,8 @@ export const SessionBufferLive = Layer.scoped(
   Effect.gen(function* () {
     const config = yield* AppConfig
     const paths = dataPaths(config.dataDir)
+    // AWHM Lite's WAL names: renamed with their logs before any WAL is read.
+    yield* Effect.sync(() => adoptLiteSessionFiles(paths)).pipe(Effect.catchAllDefect(() => Effect.void))
     const sessions = new Map<string, SessionState>()
     // One disk operation at a time in this process: the file lock is per process and must not be re-entered.
     const mutex = yield* Effect.makeSemaphore(1)
