@@ -9,7 +9,7 @@
 //
 // Usage: node scripts/setup-model.mjs [--optional] [target-dir]   (default .cache/models/all-MiniLM-L6-v2)
 // Prints the folder's path; does nothing when the folder is already complete. --optional (the install
-// step): a failure is a warning with the fix, and the exit code stays 0.
+// step): nothing on stdout, and a failure is a warning with the fix, the exit code staying 0.
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync, copyFileSync } from "node:fs"
@@ -48,7 +48,7 @@ const log = (msg) => process.stderr.write(`setup-model: ${msg}\n`)
 
 const main = () => {
   if (REQUIRED_FILES.every((f) => existsSync(join(target, f)))) {
-    console.log(target)
+    if (!optional) console.log(target)
     return
   }
   const tmp = mkdtempSync(join(tmpdir(), "awhm-model-"))
@@ -88,7 +88,7 @@ const main = () => {
     rmSync(target, { recursive: true, force: true })
     mkdirSync(dirname(target), { recursive: true })
     renameSync(staging, target)
-    console.log(target)
+    if (!optional) console.log(target)
   } finally {
     rmSync(tmp, { recursive: true, force: true })
     rmSync(staging, { recursive: true, force: true })

@@ -70,16 +70,15 @@ describe("the packed package", () => {
     expect(fs.existsSync(path.join(app, "node_modules", "awhm", "dist", "types", "index.d.ts"))).toBe(true)
   })
 
-  it("installed globally-style with its model: `awhm model install` puts the model in the data dir, and a paraphrase is answered", { timeout: 1_200_000 }, async () => {
-    const tarball = fs.readdirSync(work).find((f) => f.endsWith(".tgz"))
-    expect(tarball).toBeDefined()
-    const app = path.join(work, "full")
-    fs.mkdirSync(app)
+  it("with its optional model runtime: `awhm model install` puts the model in the data dir, and a paraphrase is answered", { timeout: 1_200_000 }, async () => {
+    // The same app as above, now with transformers.js added (the sharp override it needs on npm 11).
+    const app = path.join(work, "app")
+    const manifest = JSON.parse(fs.readFileSync(path.join(app, "package.json"), "utf8")) as Record<string, unknown>
     fs.writeFileSync(
       path.join(app, "package.json"),
-      JSON.stringify({ name: "full", private: true, type: "module", allowScripts: { "better-sqlite3": true, esbuild: true, sharp: true, protobufjs: true } })
+      JSON.stringify({ ...manifest, overrides: { sharp: "0.33.5" }, allowScripts: { ...(manifest.allowScripts as object), sharp: true, protobufjs: true } })
     )
-    await npm(["install", "--prefer-offline", path.join(work, tarball!)], app)
+    await npm(["install", "--prefer-offline", "@xenova/transformers@2.17.2"], app)
     const data = path.join(work, "full-data")
     // No AWHM_MODEL_DIR, and the installed package has no .cache/: only `awhm model install` brings the model.
     const env: Record<string, string | undefined> = { ...process.env, AWHM_DATA_DIR: data, AWHM_EMBEDDER: "transformers", AWHM_HOOK_SERVER: "0" }
