@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { errorLine } from "../domain/errors.js"
 import { parseAsOf, parseRole } from "../domain/input.js"
+import { ROLES } from "../domain/Message.js"
 import { Retriever } from "../services/Retriever.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
 import { consolidatePending } from "../programs/consolidate.js"
@@ -32,7 +33,9 @@ export const memoryQuery = (sessionId: string) =>
   }) {
     const query = params.query.trim()
     if (query === "") return yield* new McpToolError({ message: "Invalid query: it must not be empty." })
-    const asOf = yield* asToolError(parseAsOf(params.as_of?.trim() === "" ? null : params.as_of, "as_of"))
+    const asOf = yield* parseAsOf(params.as_of?.trim() === "" ? null : params.as_of, "as_of").pipe(
+      Effect.mapError(() => new McpToolError({ message: `Invalid as_of '${(params.as_of ?? "").slice(0, 64)}'. Expected an ISO date such as 2026-03-01T10:00:00Z.` }))
+    )
     const retriever = yield* Retriever
     const results = yield* asToolError(
       retriever.retrieve(query, {
@@ -49,7 +52,9 @@ export const memoryQuery = (sessionId: string) =>
 /** memory_log: role is trimmed and lower-cased as the reference did. */
 export const memoryLog = (sessionId: string) =>
   Effect.fn("mcp.memory_log")(function* (params: { readonly role: string; readonly content: string }) {
-    const role = yield* asToolError(parseRole(params.role))
+    const role = yield* parseRole(params.role).pipe(
+      Effect.mapError(() => new McpToolError({ message: `Invalid role '${params.role.slice(0, 64)}'. Expected one of: ${ROLES.join(", ")}` }))
+    )
     const { entry, bufferEntries } = yield* asToolError(logMessage({ sessionId, role, content: params.content }))
     return { sessionId, messageIndex: entry.index, bufferEntries }
   })

@@ -21,7 +21,10 @@ export const readReferenceSqlite = (file: string, snapshotsDir: string): Effect.
   if (!fs.existsSync(file) || fs.statSync(file).size === 0) return Effect.succeed(null)
   return Effect.gen(function* () {
     const sql = yield* SqliteClient.make({ filename: file, readonly: true, disableWAL: true }).pipe(Effect.provide(Reactivity.layer))
-    const tables = new Set((yield* sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`).map((r) => r.name))
+    // Not a readable SQLite file at all: not for this reader to judge (the store reports the damage).
+    const names = yield* Effect.option(sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`)
+    if (names._tag === "None") return null
+    const tables = new Set(names.value.map((r) => r.name))
     if (tables.has("effect_sql_migrations") || !tables.has("nodes")) return null
     const columns = new Set((yield* sql<{ name: string }>`SELECT name FROM pragma_table_info('nodes')`).map((r) => r.name))
     if (!columns.has("data") || !columns.has("embed_dim")) return null
@@ -43,6 +46,7 @@ export const readReferenceSqlite = (file: string, snapshotsDir: string): Effect.
     if (Either.isLeft(decoded)) return yield* Effect.fail(corruptGraph(file, decoded.left, snapshotsDir))
     return decoded.right
   }).pipe(
+    Effect.catchAllDefect(() => Effect.succeed(null)),
     Effect.scoped,
     Effect.mapError((e) =>
       e instanceof CorruptFile || e instanceof StorageError
