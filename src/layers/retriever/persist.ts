@@ -107,27 +107,39 @@ const encodeRecords = (records: ReadonlyArray<readonly [string, Float32Array]>):
   return Buffer.concat(parts)
 }
 
-/** Parses the vector file: the last vector per key, or null when the file is another model's or damaged. */
-const decodeVectors = (buf: Buffer, modelId: string): { vectors: Map<string, Float32Array>; records: number } | null => {
+/** Every record of the vector file in order (dead ones included), or null when it is another model's or damaged. */
+const decodeRecords = (buf: Buffer, modelId: string): Array<readonly [string, Float32Array]> | null => {
   if (buf.length < 12 || buf.toString("latin1", 0, 8) !== MAGIC) return null
   const idLen = buf.readUInt32LE(8)
   if (12 + idLen > buf.length || buf.toString("utf8", 12, 12 + idLen) !== modelId) return null
-  const vectors = new Map<string, Float32Array>()
+  const records: Array<readonly [string, Float32Array]> = []
   let at = 12 + idLen
-  let records = 0
   while (at + 8 <= buf.length) {
     const kLen = buf.readUInt32LE(at)
     const dim = buf.readUInt32LE(at + 4)
     const end = at + 8 + kLen + dim * 4
     if (end > buf.length) break // a torn last record (a writer died mid-append)
-    const key = buf.toString("utf8", at + 8, at + 8 + kLen)
     const v = new Float32Array(dim)
     Buffer.from(v.buffer).set(buf.subarray(at + 8 + kLen, end))
-    vectors.set(key, v)
-    records++
+    records.push([buf.toString("utf8", at + 8, at + 8 + kLen), v])
     at = end
   }
-  return { vectors, records }
+  return records
+}
+
+/** Parses the vector file: the last vector per key, or null when the file is another model's or damaged. */
+const decodeVectors = (buf: Buffer, modelId: string): { vectors: Map<string, Float32Array>; records: number } | null => {
+  const records = decodeRecords(buf, modelId)
+  return records === null ? null : { vectors: new Map(records), records: records.length }
+}
+
+/** Every message vector the cache holds for a model, dead records included (audits and tests read it). */
+export const storedVectors = (dataDir: string, modelId: string): ReadonlyArray<readonly [string, Float32Array]> => {
+  try {
+    return decodeRecords(fs.readFileSync(vectorFile(dataDir)), modelId) ?? []
+  } catch {
+    return []
+  }
 }
 
 /** Fills an empty view from the cache (best effort: an unusable cache is ignored). True when it did. */
