@@ -3,6 +3,7 @@ import * as path from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { describe, expect, it } from "@effect/vitest"
+import { AwhmSession } from "../../src/api/AwhmSession.js"
 import { listFiles, makeTempDir, ROOT, runAwhm } from "../support/cli.js"
 
 // A delete made by `awhm delete` reaches processes that already hold memory: the real MCP server here.
@@ -80,4 +81,29 @@ describe("a delete reaches a running MCP server", () => {
       }
     })
   }
+})
+
+describe("a delete reaches a running library session", () => {
+  it("session.query no longer returns the deleted text, and ending the session writes nothing of it back", async () => {
+    const { dir, cleanup } = makeTempDir("awhm-live-delete-")
+    try {
+      const session = await AwhmSession.start({ dataDir: dir, sessionId: "lib", config: { embedder: "mock" } })
+      try {
+        await session.logMessage("user", `I prefer the codename ${SECRET}`)
+        await session.logMessage("user", "My favourite editor is Helix")
+        expect((await session.query("codename")).map((r) => r.content)).toContain(`I prefer the codename ${SECRET}`)
+        expect((await runAwhm(["consolidate"], { dataDir: dir })).code).toBe(0)
+        const ids = await nodeIdsHolding(dir, SECRET)
+        expect(ids.length).toBeGreaterThan(0)
+        expect((await runAwhm(["delete", ids[0]!], { dataDir: dir })).code).toBe(0)
+        expect(JSON.stringify(await session.query("codename"))).not.toContain(SECRET)
+        expect(JSON.stringify(await session.query("favourite editor"))).toContain("Helix")
+      } finally {
+        await session.end()
+      }
+      expect(holding(dir, SECRET)).toEqual([])
+    } finally {
+      cleanup()
+    }
+  })
 })
