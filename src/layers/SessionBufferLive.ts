@@ -7,6 +7,7 @@ import type { RawLogEntry } from "../domain/Message.js"
 import { atomicWriteFileSync } from "../store/atomicWrite.js"
 import { bufferEntriesFor, bufferEntryKey, compareBufferEntries } from "../text/bufferPatterns.js"
 import { searchEntries } from "../search/bufferSearch.js"
+import { DeletionWatch } from "../store/deletionNotices.js"
 import { acquireLockSync } from "../store/fileLock.js"
 import { adoptLiteSessionFiles } from "../store/liteNames.js"
 import { dataPaths, decodeSessionId, encodeSessionId } from "../store/paths.js"
@@ -90,9 +91,25 @@ export const SessionBufferLive = Layer.scoped(
         Effect.flatMap((r) => (r instanceof WalDamaged ? Effect.as(warnDamaged(r), []) : Effect.succeed(r)))
       )
 
+    // Deletes made by other processes: what they remove leaves this process's memory before its next answer
+    // or write, and a WAL read while one is under way may still hold what it removes.
+    const deletions = new DeletionWatch(paths)
+    const deleted = (e: BufferEntry) => deletions.isDeleted(e.session_id, e.source_msg, e.content)
+    const followDeletions = () => {
+      const gone = deletions.poll()
+      if (gone === null) return
+      for (const state of sessions.values()) {
+        const keep = state.entries.filter((e) => !gone(e.session_id, e.source_msg, e.content))
+        if (keep.length === state.entries.length) continue
+        state.entries = keep
+        state.version++
+      }
+    }
+
     /** The session's state, recovered from its WAL the first time it is used in this process. */
     const load = (sessionId: string) =>
       Effect.suspend(() => {
+        followDeletions()
         const existing = sessions.get(sessionId)
         if (existing !== undefined) return Effect.succeed(existing)
         return readWalEffect(sessionId).pipe(
@@ -100,7 +117,7 @@ export const SessionBufferLive = Layer.scoped(
             const again = sessions.get(sessionId) // another fiber may have loaded it meanwhile
             if (again !== undefined) return again
             const state: SessionState = {
-              entries: [...entries].sort(compareBufferEntries),
+              entries: entries.filter((e) => !deleted(e)).sort(compareBufferEntries),
               version: 0,
               flushedVersion: 0,
               known: new Set(entries.map(bufferEntryKey)),
@@ -126,7 +143,7 @@ export const SessionBufferLive = Layer.scoped(
         out.set(key, e)
       }
       for (const e of disk) if (!out.has(bufferEntryKey(e))) out.set(bufferEntryKey(e), e)
-      return [...out.values()].filter((e) => !state.removedBy.some((p) => p(e))).sort(compareBufferEntries)
+      return [...out.values()].filter((e) => !state.removedBy.some((p) => p(e)) && !deleted(e)).sort(compareBufferEntries)
     }
 
     /** Under the session's lock: read the file, compute the new content, write it if needed. */
@@ -142,6 +159,8 @@ export const SessionBufferLive = Layer.scoped(
             const file = paths.walFile(sessionId)
             const release = acquireLockSync(lockFile(sessionId))
             try {
+              // Under the lock: a delete announced before it was taken is applied before anything is written.
+              followDeletions()
               const disk = readWal(sessionId)
               const damaged = disk instanceof WalDamaged
               const diskEntries = damaged ? [] : disk

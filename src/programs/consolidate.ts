@@ -1,15 +1,13 @@
 import { randomUUID } from "node:crypto"
-import * as path from "node:path"
 import { Effect, Either } from "effect"
 import type { Candidate } from "../domain/Candidate.js"
 import type { RawLogEntry } from "../domain/Message.js"
 import { statementKey } from "../text/canonical.js"
 import { EntityIndex } from "../text/entities.js"
 import { extractCandidates } from "../text/extraction.js"
-import { withFileLock } from "../store/fileLock.js"
 import { addKnownName, type KnownNames, knownNames } from "../text/ner.js"
 import { dataPaths } from "../store/paths.js"
-import { type Progress, readProgress, type SessionProgress, writeProgress } from "../store/progress.js"
+import { type Progress, readProgress, type SessionProgress, withConsolidationLock, writeProgress } from "../store/progress.js"
 import { strengthParams } from "../domain/strength.js"
 import { nowIso } from "../domain/time.js"
 import { AppConfig } from "../services/AppConfig.js"
@@ -50,10 +48,6 @@ interface Job {
   readonly upTo: number
   readonly candidates: ReadonlyArray<Candidate>
 }
-
-const progressLock = (dataDir: string) => path.join(dataPaths(dataDir).locks, "consolidation.lock")
-// The lock file is taken synchronously: fibers of one process (the MCP server) queue here first.
-const inProcess = Effect.unsafeMakeSemaphore(1)
 
 const lastIndexOf = (entries: ReadonlyArray<RawLogEntry>): number =>
   entries.reduce((max, e) => (e.index > max ? e.index : max), -1)
@@ -175,7 +169,7 @@ const commitGroup = (jobs: ReadonlyArray<Job>, state: { embedderFailed: boolean 
       yield* writeProgress(paths.progress, next)
       return created
     })
-    return yield* inProcess.withPermits(1)(withFileLock(progressLock(config.dataDir), locked))
+    return yield* withConsolidationLock(config.dataDir, locked)
   })
 
 /**

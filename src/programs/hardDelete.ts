@@ -14,7 +14,8 @@ import {
 } from "../store/tombstones.js"
 import { shutdownHookServers } from "../store/hookSocket.js"
 import { dataPaths, type DataPaths } from "../store/paths.js"
-import { clearRetrievalIndex } from "../store/indexFiles.js"
+import { beginDeletion } from "../store/deletionNotices.js"
+import { purgeRetrievalIndex } from "../store/indexFiles.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { GraphStore } from "../services/GraphStore.js"
 import { RawLog } from "../services/RawLog.js"
@@ -113,6 +114,61 @@ const scrubOtherBackend = (target: Target, warnings: Array<string>) =>
     Effect.catchAll((e) => Effect.sync(() => void warnings.push(`could not scrub the unused graph file ${e.message}`)))
   )
 
+/** Every copy goes: raw-log messages, buffers and their WALs, snapshots, the unused backend's file, the graph. */
+const scrubEverywhere = (
+  nodeId: string,
+  siblings: ReadonlyArray<MemoryNode>,
+  bySession: ReadonlyMap<string, ReadonlySet<number>>,
+  target: Target,
+  warnings: Array<string>
+) =>
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const store = yield* GraphStore
+    const rawLog = yield* RawLog
+    const buffer = yield* SessionBuffer
+    const paths = dataPaths(config.dataDir)
+    // Hook servers hold the graph and logged text in memory, and save indexes: stopped before anything is
+    // scrubbed, none can write the text back afterwards (the next prompt starts a fresh one).
+    yield* Effect.promise(() => shutdownHookServers(config.dataDir))
+    const affected = new Set<string>()
+    let logEntriesRemoved = 0
+    for (const [sessionId, indices] of bySession) {
+      const removed = yield* rawLog.removeEntries(sessionId, indices)
+      logEntriesRemoved += removed
+      if (removed > 0) affected.add(sessionId)
+    }
+
+    // Session buffers and their WALs (rewritten now, not at the next flush), in every session that has one.
+    const sessions = new Set([...(yield* buffer.sessionsWithWal), ...bySession.keys()])
+    let bufferEntriesRemoved = 0
+    for (const sessionId of sessions) {
+      const removed = yield* buffer.removeWhere(sessionId, (e) => target.entryMatches(e, sessionId))
+      bufferEntriesRemoved += removed
+      if (removed > 0) affected.add(sessionId)
+    }
+
+    const snapshotsTouched = config.deleteSnapshotsOnHardDelete ? yield* scrubSnapshots(paths, target, warnings) : 0
+    yield* scrubOtherBackend(target, warnings)
+
+    // The graph, then its file's free pages and write-ahead log.
+    const [nodeDeleted, edgesRemoved, removedIds] = yield* store.update((g) => {
+      const gone = new Set([nodeId, ...siblings.map((n) => n.id)].filter((id) => g.nodes.has(id)))
+      const edges = g.edges.filter((e) => gone.has(e.source) || gone.has(e.target)).length
+      return Effect.succeed([[g.nodes.has(nodeId), edges, gone] as const, { deleteNodes: Array.from(gone) }] as const)
+    })
+    yield* store.scrub
+    yield* Effect.try({
+      // Temp files of killed writers may hold the text too.
+      try: () => {
+        for (const dir of [paths.logs, paths.wal, paths.graphDir, paths.meta]) removeStaleTempFiles(dir)
+      },
+      catch: (e) =>
+        new StorageError({ operation: "scrub", path: config.dataDir, message: `could not clear temp files under ${config.dataDir}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` })
+    })
+    return { affected, logEntriesRemoved, bufferEntriesRemoved, snapshotsTouched, nodeDeleted, edgesRemoved, removedIds }
+  })
+
 /**
  * The hard-delete cascade (REFERENCE-BEHAVIOUR 4.12, plus: siblings from the same source message, the
  * WAL rewritten at once, a salted-hash tombstone, and no copy of the text left in any file). Files are
@@ -122,7 +178,6 @@ export const hardDelete = Effect.fn("hardDelete")(function* (nodeId: string, opt
   const config = yield* AppConfig
   const store = yield* GraphStore
   const rawLog = yield* RawLog
-  const buffer = yield* SessionBuffer
   const paths = dataPaths(config.dataDir)
   const warnings: Array<string> = []
   const keepSiblings = options.keepSiblings ?? !config.deleteSiblingsOnHardDelete
@@ -131,9 +186,6 @@ export const hardDelete = Effect.fn("hardDelete")(function* (nodeId: string, opt
   const graph = yield* store.load({ withEmbeddings: false })
   const node = graph.nodes.get(nodeId)
   if (node === undefined) return yield* new NodeNotFound({ nodeId, message: `node ${nodeId} not found` })
-  // Hook servers hold the graph and logged text in memory, and save indexes: stopped before anything is
-  // scrubbed, none can write the text back afterwards (the next prompt starts a fresh one).
-  yield* Effect.promise(() => shutdownHookServers(config.dataDir))
   const sourceMessages = new Set(node.sourceRefs.map((r) => messageKey(r.sessionId, r.messageIndex)))
   const text = normalizeContent(node.content)
   const siblings = Array.from(graph.nodes.values()).filter(
@@ -143,68 +195,44 @@ export const hardDelete = Effect.fn("hardDelete")(function* (nodeId: string, opt
         (!keepSiblings && n.sourceRefs.some((r) => sourceMessages.has(messageKey(r.sessionId, r.messageIndex)))))
   )
 
-  // 2. Raw logs: exactly the source messages; without refs, entries whose normalized text equals the node's.
-  const affected = new Set<string>()
-  const deletedMessages = new Set(sourceMessages)
-  let matchStrategy: DeletionResult["matchStrategy"] = "none"
-  let logEntriesRemoved = 0
-  let exactMatchesRemoved = 0
-  if (node.sourceRefs.length > 0) {
-    matchStrategy = "source_refs"
-    const bySession = new Map<string, Set<number>>()
-    for (const r of node.sourceRefs) bySession.set(r.sessionId, (bySession.get(r.sessionId) ?? new Set()).add(r.messageIndex))
-    for (const [sessionId, indices] of bySession) {
-      const removed = yield* rawLog.removeEntries(sessionId, indices)
-      logEntriesRemoved += removed
-      if (removed > 0) affected.add(sessionId)
-    }
-  } else {
+  // 2. Raw-log messages: exactly the source messages; without refs, entries whose normalized text equals the node's.
+  const bySession = new Map<string, Set<number>>()
+  for (const r of node.sourceRefs) bySession.set(r.sessionId, (bySession.get(r.sessionId) ?? new Set()).add(r.messageIndex))
+  if (node.sourceRefs.length === 0) {
     for (const sessionId of node.sourceSessions) {
       const matches = (yield* rawLog.read(sessionId)).filter((e) => normalizeContent(e.content) === text)
-      if (matches.length === 0) continue
-      for (const e of matches) deletedMessages.add(messageKey(sessionId, e.index))
-      const removed = yield* rawLog.removeEntries(sessionId, new Set(matches.map((e) => e.index)))
-      logEntriesRemoved += removed
-      exactMatchesRemoved += removed
-      if (removed > 0) affected.add(sessionId)
+      if (matches.length > 0) bySession.set(sessionId, new Set(matches.map((e) => e.index)))
     }
-    if (exactMatchesRemoved > 0) matchStrategy = "exact_content"
   }
+  const deletedMessages = new Set(sourceMessages)
+  for (const [sessionId, indices] of bySession) for (const i of indices) deletedMessages.add(messageKey(sessionId, i))
   const target = makeTarget([node, ...siblings], deletedMessages, !keepSiblings)
 
-  // 3. Session buffers and their WALs (rewritten now, not at the next flush), in every session that has one.
-  const sessions = new Set(yield* buffer.sessionsWithWal)
-  for (const key of deletedMessages) sessions.add(key.slice(key.indexOf(":") + 1))
-  let bufferEntriesRemoved = 0
-  for (const sessionId of sessions) {
-    const removed = yield* buffer.removeWhere(sessionId, (e) => target.entryMatches(e, sessionId))
-    bufferEntriesRemoved += removed
-    if (removed > 0) affected.add(sessionId)
-  }
-
-  // 4. Snapshots, and the unused backend's graph file.
-  const snapshotsTouched = config.deleteSnapshotsOnHardDelete ? yield* scrubSnapshots(paths, target, warnings) : 0
-  yield* scrubOtherBackend(target, warnings)
-
-  // 5. The graph, then its file's free pages and write-ahead log.
-  const [nodeDeleted, edgesRemoved, removedIds] = yield* store.update((g) => {
-    const gone = new Set([nodeId, ...siblings.map((n) => n.id)].filter((id) => g.nodes.has(id)))
-    const edges = g.edges.filter((e) => gone.has(e.source) || gone.has(e.target)).length
-    return Effect.succeed([[g.nodes.has(nodeId), edges, gone] as const, { deleteNodes: Array.from(gone) }] as const)
+  // 3. Announced before anything is scrubbed, 4. scrubbed everywhere: processes holding memory (MCP servers, library sessions) drop
+  // what goes before their next answer or write. Ended (with the index purge) however the scrub ends.
+  const deletionId = yield* Effect.try({
+    try: () =>
+      beginDeletion(
+        paths,
+        Array.from(bySession, ([sessionId, indices]) => Array.from(indices, (i) => [sessionId, i] as const)).flat(),
+        target.texts
+      ),
+    catch: (e) => new StorageError({ operation: "write", path: paths.meta, message: `could not announce the delete in ${paths.meta}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` })
   })
-  yield* store.scrub
-  yield* Effect.try({
-    try: () => {
-      // The retrieval cache holds copies of logged text (the next query rebuilds it), and temp files of
-      // killed writers may hold the text too.
-      clearRetrievalIndex(config.dataDir)
-      for (const dir of [paths.logs, paths.wal, paths.graphDir, paths.meta]) removeStaleTempFiles(dir)
-    },
+  const purgeIndex = Effect.try({
+    // The retrieval cache holds copies of logged text and its embeddings (the next query rebuilds it).
+    try: () => purgeRetrievalIndex(config.dataDir, deletionId),
     catch: (e) =>
-      new StorageError({ operation: "scrub", path: config.dataDir, message: `could not clear caches under ${config.dataDir}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` })
+      new StorageError({ operation: "scrub", path: config.dataDir, message: `could not clear the retrieval index under ${config.dataDir}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` })
   })
+  const scrubbed = yield* scrubEverywhere(nodeId, siblings, bySession, target, warnings).pipe(Effect.onError(() => Effect.ignore(purgeIndex)))
+  yield* purgeIndex
+  const { affected, logEntriesRemoved, bufferEntriesRemoved, snapshotsTouched, nodeDeleted, edgesRemoved, removedIds } = scrubbed
+  const exactMatchesRemoved = node.sourceRefs.length > 0 ? 0 : logEntriesRemoved
+  const matchStrategy: DeletionResult["matchStrategy"] =
+    node.sourceRefs.length > 0 ? "source_refs" : exactMatchesRemoved > 0 ? "exact_content" : "none"
 
-  // 6. Tombstone (a salted hash, never the text) and ledger.
+  // 5. Tombstone (a salted hash, never the text) and ledger.
   const siblingsRemoved = siblings.map((n) => n.id).filter((id) => removedIds.has(id))
   const timestamp = new Date().toISOString()
   const tombstoneId = newRecordId()

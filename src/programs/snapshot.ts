@@ -13,6 +13,8 @@ import {
   writeNewFileSync
 } from "../store/snapshotFile.js"
 import { dataPaths } from "../store/paths.js"
+import { progressOfGraph, readProgress, withConsolidationLock, writeProgress } from "../store/progress.js"
+import { nowIso } from "../domain/time.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { GraphStore } from "../services/GraphStore.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
@@ -22,24 +24,35 @@ const asStorageError = (operation: string, file: string) => (e: unknown): Storag
     ? (e as StorageError | CorruptFile)
     : storageFailure(operation, file)(e)
 
-/** Writes the whole graph and every session's buffer (all WALs) to a new snapshot file. */
-export const createSnapshot = Effect.fn("createSnapshot")(function* () {
+/** The snapshot file itself: graph and consolidation progress read together, under the consolidation lock's cover. */
+const writeSnapshot = Effect.gen(function* () {
   const config = yield* AppConfig
   const store = yield* GraphStore
   const buffer = yield* SessionBuffer
-  // Entries this process holds but has not flushed yet belong in the snapshot too.
-  yield* buffer.flush()
+  const paths = dataPaths(config.dataDir)
   const graph = yield* store.load()
+  // A damaged progress file must not stop a backup: the restore then goes by what the graph proves.
+  const progress = yield* readProgress(paths.progress, nowIso()).pipe(Effect.catchTag("CorruptFile", () => Effect.succeed(null)))
   const walState: Array<BufferEntry> = []
   for (const sessionId of yield* buffer.sessionsWithWal) walState.push(...(yield* buffer.entries(sessionId)))
   const at = new Date()
   const createdAt = at.toISOString()
-  const dir = dataPaths(config.dataDir).snapshots
   const file = yield* Effect.try({
-    try: () => writeNewFileSync(dir, () => snapshotFileName(at), encodeSnapshot({ createdAt, graph, walState })),
-    catch: asStorageError("write a snapshot in", dir)
+    try: () => writeNewFileSync(paths.snapshots, () => snapshotFileName(at), encodeSnapshot({ createdAt, graph, walState, progress })),
+    catch: asStorageError("write a snapshot in", paths.snapshots)
   })
   return { path: file, createdAt } satisfies SnapshotInfo
+})
+
+/**
+ * Writes the whole graph, how far consolidation had got, and every session's buffer (all WALs) to a new
+ * snapshot file.
+ */
+export const createSnapshot = Effect.fn("createSnapshot")(function* () {
+  const config = yield* AppConfig
+  // Entries this process holds but has not flushed yet belong in the snapshot too.
+  yield* (yield* SessionBuffer).flush()
+  return yield* withConsolidationLock(config.dataDir, writeSnapshot)
 })
 
 /** Every snapshot, newest first. */
@@ -64,16 +77,27 @@ export const readSnapshot = (file: string) => {
 }
 
 /**
- * Replaces the graph and the snapshot's session buffers with the snapshot's. Undoable: the current state
- * is snapshotted first (`backup`). Sessions the snapshot does not mention keep their buffers (they come
+ * Replaces the graph, the consolidation progress and the snapshot's session buffers with the snapshot's
+ * (progress the snapshot did not record is what its graph proves). Undoable: the current state is
+ * snapshotted first (`backup`). Sessions the snapshot does not mention keep their buffers (they come
  * from raw logs a restore does not touch).
  */
 export const restoreSnapshot = Effect.fn("restoreSnapshot")(function* (file: string, options?: { readonly backup?: boolean }) {
+  const config = yield* AppConfig
   const store = yield* GraphStore
   const buffer = yield* SessionBuffer
   const snapshot = yield* readSnapshot(file)
-  const backup = options?.backup === false ? null : (yield* createSnapshot()).path
-  yield* store.replaceAll(snapshot.graph)
+  if (options?.backup !== false) yield* buffer.flush()
+  // Graph and progress change together, so the next consolidate redoes exactly what the snapshot lacks.
+  const backup = yield* withConsolidationLock(
+    config.dataDir,
+    Effect.gen(function* () {
+      const backup = options?.backup === false ? null : (yield* writeSnapshot).path
+      yield* store.replaceAll(snapshot.graph)
+      yield* writeProgress(dataPaths(config.dataDir).progress, snapshot.progress ?? progressOfGraph(snapshot.graph, nowIso()))
+      return backup
+    })
+  )
   const { bySession, skipped } = walEntriesBySession(snapshot.walState)
   for (const [sessionId, entries] of bySession) yield* buffer.replace(sessionId, entries)
   return { restored: path.resolve(file), backup, skippedBufferEntries: skipped } satisfies RestoreResult

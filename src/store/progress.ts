@@ -1,7 +1,11 @@
 import * as fs from "node:fs"
+import * as path from "node:path"
 import { Effect, Either, Schema } from "effect"
 import { CorruptFile, StorageError } from "../domain/errors.js"
+import type { Graph } from "../domain/Node.js"
 import { atomicWriteFileSync } from "./atomicWrite.js"
+import { withFileLock } from "./fileLock.js"
+import { dataPaths } from "./paths.js"
 
 // Consolidation progress per session: `meta/consolidated_sessions.json` in the reference's v2 format
 // `{"version":2,"sessions":{sid:{"last_msg_index":n,"updated_at":iso}}}`; v1 files are migrated on read.
@@ -60,6 +64,21 @@ export const renderProgress = (progress: Progress): string => {
   return JSON.stringify({ version: 2, sessions }, null, 2) + "\n"
 }
 
+/**
+ * The progress a graph proves (for snapshots that did not record theirs): per session, the last message a
+ * node was made from. Later messages are consolidated again; what they repeat is merged as duplicates.
+ */
+export const progressOfGraph = (graph: Graph, now: string): Progress => {
+  const out = new Map<string, SessionProgress>()
+  for (const node of graph.nodes.values()) {
+    for (const ref of node.sourceRefs) {
+      const had = out.get(ref.sessionId)?.lastMsgIndex ?? -1
+      if (ref.messageIndex > had) out.set(ref.sessionId, { lastMsgIndex: ref.messageIndex, updatedAt: now })
+    }
+  }
+  return out
+}
+
 /** Reads the progress file; a missing file is empty progress, a damaged one is CorruptFile. */
 export const readProgress = (file: string, now: string): Effect.Effect<Progress, StorageError | CorruptFile> =>
   Effect.gen(function* () {
@@ -84,3 +103,13 @@ export const writeProgress = (file: string, progress: Progress): Effect.Effect<v
     try: () => atomicWriteFileSync(file, renderProgress(progress)),
     catch: (e) => new StorageError({ operation: "write consolidation progress", path: file, message: `cannot write ${file}: ${(e as Error).message}` })
   })
+
+// The lock file is taken synchronously: fibers of one process (the MCP server) queue here first.
+const inProcess = Effect.unsafeMakeSemaphore(1)
+
+/**
+ * Runs `body` holding the consolidation lock, which covers the graph and the progress file together: a
+ * consolidation commit, a snapshot's read of both, a restore's replacement of both.
+ */
+export const withConsolidationLock = <A, E, R>(dataDir: string, body: Effect.Effect<A, E, R>) =>
+  inProcess.withPermits(1)(withFileLock(path.join(dataPaths(dataDir).locks, "consolidation.lock"), body))

@@ -7,9 +7,11 @@ import { CorruptFile, StorageError } from "../domain/errors.js"
 import type { Graph, MemoryNode } from "../domain/Node.js"
 import { atomicWriteFileSync, writeSyncedTempSync } from "./atomicWrite.js"
 import { canonicalIso, decodeGraph, graphToStored } from "./graphSerialization.js"
+import { parseProgress, type Progress, renderProgress } from "./progress.js"
 
 // Snapshot files: `{"version":"2.0","created_at","graph":{"nodes","edges"},"wal_state":[buffer entries]}`,
-// the reference's format; wal_state entries also carry `session_id` (all sessions with a WAL are saved).
+// the reference's format; wal_state entries also carry `session_id` (all sessions with a WAL are saved), and
+// `consolidation_progress` (as meta/consolidated_sessions.json) records how far consolidation had got.
 
 /** A buffer entry in a snapshot; the reference's entries have no session id. */
 const SnapshotWalEntry = Schema.Struct({
@@ -26,6 +28,8 @@ export interface Snapshot {
   readonly createdAt: string
   readonly graph: Graph
   readonly walState: ReadonlyArray<SnapshotWalEntry>
+  /** Consolidation progress taken with the graph (null in the reference's snapshots and older ones). */
+  readonly progress?: Progress | null
 }
 
 export interface SnapshotInfo {
@@ -91,7 +95,8 @@ export const encodeSnapshot = (snapshot: Snapshot): string =>
     version: "2.0",
     created_at: snapshot.createdAt,
     graph: graphToStored(snapshot.graph),
-    wal_state: snapshot.walState
+    wal_state: snapshot.walState,
+    ...(snapshot.progress != null ? { consolidation_progress: JSON.parse(renderProgress(snapshot.progress)) as unknown } : {})
   })
 
 /** Reads a snapshot file. Missing: StorageError; damaged: CorruptFile naming it (never its content). */
@@ -121,10 +126,17 @@ export const readSnapshotFileSync = (file: string): Snapshot => {
   if (Either.isLeft(graph)) throw damaged(graph.left)
   const wal = decodeWalState(obj.wal_state ?? [])
   if (Either.isLeft(wal)) throw damaged("bad wal_state")
+  let progress: Progress | null = null
+  if (obj.consolidation_progress !== undefined) {
+    const parsed = parseProgress(JSON.stringify(obj.consolidation_progress), new Date().toISOString())
+    if (Either.isLeft(parsed)) throw damaged("bad consolidation_progress")
+    progress = parsed.right
+  }
   return {
     createdAt: typeof obj.created_at === "string" ? canonicalIso(obj.created_at) : "",
     graph: graph.right,
-    walState: wal.right
+    walState: wal.right,
+    progress
   }
 }
 
@@ -189,6 +201,6 @@ export const scrubSnapshotFileSync = (
   if (removed.size === 0 && walState.length === snapshot.walState.length) return "clean"
   const nodes = new Map(Array.from(snapshot.graph.nodes).filter(([id]) => !removed.has(id)))
   const edges = snapshot.graph.edges.filter((e) => !removed.has(e.source) && !removed.has(e.target))
-  atomicWriteFileSync(file, encodeSnapshot({ createdAt: snapshot.createdAt, graph: { nodes, edges }, walState }))
+  atomicWriteFileSync(file, encodeSnapshot({ ...snapshot, graph: { nodes, edges }, walState }))
   return "touched"
 }

@@ -8,7 +8,7 @@ import { RawLogLive } from "../../src/layers/RawLogLive.js"
 import { makeRetrieverLayer } from "../../src/layers/RetrieverLive.js"
 import { SessionBufferMemory } from "../../src/layers/SessionBufferMemory.js"
 import { SAVE_AFTER } from "../../src/layers/retriever/persist.js"
-import { clearRetrievalIndex, indexDir } from "../../src/store/indexFiles.js"
+import { indexDir, purgeRetrievalIndex } from "../../src/store/indexFiles.js"
 import { GraphStore } from "../../src/services/GraphStore.js"
 import { RawLog } from "../../src/services/RawLog.js"
 import { Retriever } from "../../src/services/Retriever.js"
@@ -63,7 +63,7 @@ describe("index kept between processes", () => {
     })
   )
 
-  it.scoped("a damaged index is ignored; clearRetrievalIndex removes it", () =>
+  it.scoped("a damaged index is ignored; purgeRetrievalIndex removes it", () =>
     Effect.gen(function* () {
       const dir = yield* scopedTempDir("awhm-retrieval-")
       fs.mkdirSync(indexDir(dir), { recursive: true })
@@ -74,7 +74,7 @@ describe("index kept between processes", () => {
         return yield* ask("canary host", { lexicalOnly: true })
       }).pipe(Effect.provide(processLayer(dir)))
       expect(found).toEqual(["the canary host is cn-4"])
-      clearRetrievalIndex(dir)
+      purgeRetrievalIndex(dir, "d1")
       expect(fs.existsSync(indexDir(dir))).toBe(false)
     })
   )

@@ -41,7 +41,9 @@ describe("snapshots", () => {
         expect(path.dirname(file)).toBe(dataPaths(dir).snapshots)
         expect(path.basename(file)).toMatch(NAME)
         const written = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>
-        expect(Object.keys(written)).toEqual(["version", "created_at", "graph", "wal_state"])
+        expect(Object.keys(written)).toEqual(["version", "created_at", "graph", "wal_state", "consolidation_progress"])
+        // Nothing consolidated yet: a restore of it makes the next consolidate start from the beginning.
+        expect(written.consolidation_progress).toEqual({ version: 2, sessions: {} })
         expect(written.version).toBe("2.0")
         expect(written.created_at).toBe(createdAt)
         const graph = written.graph as { nodes: Record<string, Record<string, unknown>>; edges: Array<unknown> }

@@ -233,7 +233,8 @@ export class RawLogView {
 
   /** The vectors computed since the last call. */
   takeNewVectors(): Array<readonly [string, Float32Array]> {
-    const out = this.newVectors
+    // Only those still held: a message removed (deleted) or re-embedded since is not saved.
+    const out = this.newVectors.filter(([key, v]) => this.vectorOf.get(key) === v)
     this.newVectors = []
     return out
   }

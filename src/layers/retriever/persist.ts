@@ -3,7 +3,7 @@
 // binary file. Both are caches: anything unreadable is ignored and rebuilt from the logs.
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { indexDir } from "../../store/indexFiles.js"
+import { indexDir, writeIndexUnlessDeleted } from "../../store/indexFiles.js"
 import type { GraphView } from "./GraphView.js"
 import type { RawDoc, RawLogView } from "./RawLogView.js"
 
@@ -11,6 +11,8 @@ export interface PersistTarget {
   readonly dataDir: string
   /** The embedder's model: vectors of another model are not loaded. */
   readonly modelId: string
+  /** The deletion stamp read before the stores were: a write is dropped if a delete began or ended since. */
+  readonly stamp: number
 }
 
 const viewFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog.bin")
@@ -49,8 +51,10 @@ export const loadGraphLexical = (target: PersistTarget, view: GraphView): boolea
 /** Saves the graph view's lexical index; a failure reason or null. */
 export const saveGraphLexical = (target: PersistTarget, view: GraphView): string | null => {
   try {
-    replaceFile(graphFile(target.dataDir), pack(view.lexicalData(), view.lexical.toBinary()))
-    view.unsaved = { indexed: 0, removed: false }
+    const data = pack(view.lexicalData(), view.lexical.toBinary())
+    if (writeIndexUnlessDeleted(target.dataDir, target.stamp, () => replaceFile(graphFile(target.dataDir), data))) {
+      view.unsaved = { indexed: 0, removed: false }
+    }
     return null
   } catch (e) {
     return e instanceof Error && "code" in e ? String((e as NodeJS.ErrnoException).code) : "write failed"
@@ -103,27 +107,39 @@ const encodeRecords = (records: ReadonlyArray<readonly [string, Float32Array]>):
   return Buffer.concat(parts)
 }
 
-/** Parses the vector file: the last vector per key, or null when the file is another model's or damaged. */
-const decodeVectors = (buf: Buffer, modelId: string): { vectors: Map<string, Float32Array>; records: number } | null => {
+/** Every record of the vector file in order (dead ones included), or null when it is another model's or damaged. */
+const decodeRecords = (buf: Buffer, modelId: string): Array<readonly [string, Float32Array]> | null => {
   if (buf.length < 12 || buf.toString("latin1", 0, 8) !== MAGIC) return null
   const idLen = buf.readUInt32LE(8)
   if (12 + idLen > buf.length || buf.toString("utf8", 12, 12 + idLen) !== modelId) return null
-  const vectors = new Map<string, Float32Array>()
+  const records: Array<readonly [string, Float32Array]> = []
   let at = 12 + idLen
-  let records = 0
   while (at + 8 <= buf.length) {
     const kLen = buf.readUInt32LE(at)
     const dim = buf.readUInt32LE(at + 4)
     const end = at + 8 + kLen + dim * 4
     if (end > buf.length) break // a torn last record (a writer died mid-append)
-    const key = buf.toString("utf8", at + 8, at + 8 + kLen)
     const v = new Float32Array(dim)
     Buffer.from(v.buffer).set(buf.subarray(at + 8 + kLen, end))
-    vectors.set(key, v)
-    records++
+    records.push([buf.toString("utf8", at + 8, at + 8 + kLen), v])
     at = end
   }
-  return { vectors, records }
+  return records
+}
+
+/** Parses the vector file: the last vector per key, or null when the file is another model's or damaged. */
+const decodeVectors = (buf: Buffer, modelId: string): { vectors: Map<string, Float32Array>; records: number } | null => {
+  const records = decodeRecords(buf, modelId)
+  return records === null ? null : { vectors: new Map(records), records: records.length }
+}
+
+/** Every message vector the cache holds for a model, dead records included (audits and tests read it). */
+export const storedVectors = (dataDir: string, modelId: string): ReadonlyArray<readonly [string, Float32Array]> => {
+  try {
+    return decodeRecords(fs.readFileSync(vectorFile(dataDir)), modelId) ?? []
+  } catch {
+    return []
+  }
 }
 
 /** Fills an empty view from the cache (best effort: an unusable cache is ignored). True when it did. */
@@ -154,7 +170,8 @@ export const loadPersistedVectors = (target: PersistTarget, view: RawLogView): v
     view.addVectors(docs, vectors, false)
     // Mostly dead records (deleted or replaced messages): rewrite with the live ones only.
     if (decoded.records > 2 * docs.length + 100) {
-      replaceFile(vectorFile(target.dataDir), Buffer.concat([header(target.modelId), encodeRecords(docs.map((d, i) => [d.key, vectors[i]!]))]))
+      const live = Buffer.concat([header(target.modelId), encodeRecords(docs.map((d, i) => [d.key, vectors[i]!]))])
+      writeIndexUnlessDeleted(target.dataDir, target.stamp, () => replaceFile(vectorFile(target.dataDir), live))
     }
   } catch {
     // No vectors yet: they are computed on the first semantic query.
@@ -164,29 +181,29 @@ export const loadPersistedVectors = (target: PersistTarget, view: RawLogView): v
 /** Saves the view, and appends the vectors computed since the last save. Returns a failure reason or null. */
 export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsChanged: boolean): string | null => {
   try {
-    replaceFile(viewFile(target.dataDir), pack(view.toData(), view.lexical.toBinary()))
-    view.unsaved = { indexed: 0, removed: false }
-    if (vectorsChanged) {
-      const pending = view.takeNewVectors()
-      if (pending.length > 0) {
-        const file = vectorFile(target.dataDir)
-        const expected = header(target.modelId)
-        let fresh = true
+    const data = pack(view.toData(), view.lexical.toBinary())
+    const pending = vectorsChanged ? view.takeNewVectors() : []
+    const written = writeIndexUnlessDeleted(target.dataDir, target.stamp, () => {
+      replaceFile(viewFile(target.dataDir), data)
+      if (pending.length === 0) return
+      const file = vectorFile(target.dataDir)
+      const expected = header(target.modelId)
+      let fresh = true
+      try {
+        const head = Buffer.alloc(expected.length)
+        const fd = fs.openSync(file, "r")
         try {
-          const head = Buffer.alloc(expected.length)
-          const fd = fs.openSync(file, "r")
-          try {
-            fresh = fs.readSync(fd, head, 0, head.length, 0) !== head.length || !head.equals(expected)
-          } finally {
-            fs.closeSync(fd)
-          }
-        } catch {
-          fresh = true
+          fresh = fs.readSync(fd, head, 0, head.length, 0) !== head.length || !head.equals(expected)
+        } finally {
+          fs.closeSync(fd)
         }
-        if (fresh) replaceFile(file, Buffer.concat([header(target.modelId), encodeRecords(pending)]))
-        else fs.appendFileSync(file, encodeRecords(pending))
+      } catch {
+        fresh = true
       }
-    }
+      if (fresh) replaceFile(file, Buffer.concat([header(target.modelId), encodeRecords(pending)]))
+      else fs.appendFileSync(file, encodeRecords(pending))
+    })
+    if (written) view.unsaved = { indexed: 0, removed: false }
     return null
   } catch (e) {
     return e instanceof Error && "code" in e ? String((e as NodeJS.ErrnoException).code) : "write failed"

@@ -10,6 +10,8 @@ import { RawLog } from "../../services/RawLog.js"
 import type { RetrieveOptions, RetrieverShape } from "../../services/Retriever.js"
 import { SessionBuffer, type BufferHit } from "../../services/SessionBuffer.js"
 import { currentEntries } from "../../search/bufferSearch.js"
+import { deletionStamp } from "../../store/deletionNotices.js"
+import { dataPaths } from "../../store/paths.js"
 import { DEFAULT_GRAPH_TUNING, DEFAULT_RAW_TUNING, rankQuery, type GraphTuning, type RankSettings, type RawTuning } from "./engine.js"
 import { GraphView } from "./GraphView.js"
 import { refKey } from "./rank.js"
@@ -46,17 +48,35 @@ export interface RetrieverOptions {
  * adopted. Valid only for one data dir, configuration and embedder.
  */
 export class RetrieverState {
-  readonly graphView: GraphView
-  readonly rawView: RawLogView
+  graphView: GraphView
+  rawView: RawLogView
   persistLoaded = false
   graphRestored = false
   restored = false
   vectorsLoaded = false
   embedderBroken = false
+  /** The deletion stamp the views were built under (null: not yet used). */
+  deletionStamp: number | null = null
 
-  constructor(modelId: string | null, bm25: { readonly k1: number; readonly b: number }) {
+  constructor(
+    private readonly modelId: string | null,
+    private readonly bm25: { readonly k1: number; readonly b: number }
+  ) {
     this.graphView = new GraphView(modelId, bm25)
     this.rawView = new RawLogView(bm25)
+  }
+
+  /**
+   * Follows the data dir's deletion stamp: after a delete (begun or ended) elsewhere, everything indexed so
+   * far may hold deleted text, so the views start over from the stores and the (purged) saved copies.
+   */
+  followDeletions(stamp: number): void {
+    if (this.deletionStamp !== null && this.deletionStamp !== stamp) {
+      this.graphView = new GraphView(this.modelId, this.bm25)
+      this.rawView = new RawLogView(this.bm25)
+      this.persistLoaded = this.graphRestored = this.restored = this.vectorsLoaded = false
+    }
+    this.deletionStamp = stamp
   }
 }
 
@@ -75,9 +95,8 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
     const warn = options.warn ?? ((line: string) => process.stderr.write(line + "\n"))
     const bm25 = { k1: config.bm25K1, b: config.bm25B }
     const state = options.state ?? new RetrieverState(embedder.enabled ? embedder.modelId : null, bm25)
-    const { graphView, rawView } = state
-    const persistTarget: PersistTarget | null =
-      (options.persist ?? store.location !== null) ? { dataDir: config.dataDir, modelId: embedder.modelId } : null
+    const persist = options.persist ?? store.location !== null
+    const paths = dataPaths(config.dataDir)
     const settings: RankSettings = {
       wSemantic: config.wSemantic,
       wLexical: config.wLexical,
@@ -107,7 +126,8 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
         )
       )
 
-    const syncRawLog = Effect.gen(function* () {
+    const syncRawLog = (persistTarget: PersistTarget | null) => Effect.gen(function* () {
+      const rawView = state.rawView
       const sessions = yield* rawLog.sessions
       if (!rawLogActive(config.coldStartSessionCount, sessions.length)) return false
       if (!state.persistLoaded && persistTarget !== null) {
@@ -126,7 +146,8 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
       return true
     })
 
-    const embedRawLog = Effect.gen(function* () {
+    const embedRawLog = (persistTarget: PersistTarget | null) => Effect.gen(function* () {
+      const rawView = state.rawView
       if (!state.vectorsLoaded && state.restored && persistTarget !== null) loadPersistedVectors(persistTarget, rawView)
       state.vectorsLoaded = true
       const missing = rawView.missingVectors(embedder.modelId)
@@ -158,11 +179,16 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
         if (updated.length === 0) return
         yield* store.commit({ upsertNodes: updated })
         // The same objects the store now holds, so the next load is recognised as unchanged.
-        graphView.replaceNodes(updated)
+        state.graphView.replaceNodes(updated)
       })
 
     const retrieve = (query: string, opts: RetrieveOptions = {}) =>
       Effect.gen(function* () {
+        // Read before any store: an index write of this query is dropped if a delete begins or ends meanwhile.
+        const stamp = deletionStamp(paths)
+        state.followDeletions(stamp)
+        const { graphView, rawView } = state
+        const persistTarget: PersistTarget | null = persist ? { dataDir: config.dataDir, modelId: embedder.modelId, stamp } : null
         const k = Math.max(1, Math.floor(opts.k ?? config.k))
         const asOf = opts.asOf === undefined || opts.asOf === null ? null : (parseTimestamp(opts.asOf) ?? opts.asOf)
         const includeHistory = opts.includeHistory ?? config.includeHistoryByDefault
@@ -184,9 +210,9 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
           const failure = saveGraphLexical(persistTarget, graphView)
           if (failure !== null) warn(`awhm: could not save the retrieval index (${failure}); it is rebuilt next time`)
         }
-        const rawOn = yield* syncRawLog
+        const rawOn = yield* syncRawLog(persistTarget)
         let vectorsChanged = false
-        if (semantic && rawOn) vectorsChanged = yield* embedRawLog
+        if (semantic && rawOn) vectorsChanged = yield* embedRawLog(persistTarget)
         const sessionId = opts.sessionId ?? null
         const hits: ReadonlyArray<BufferHit> =
           sessionId === null ? [] : yield* buffer.search(sessionId, query, { includeHistory, asOf })
