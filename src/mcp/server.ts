@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto"
 import { McpServer } from "@effect/ai"
-import * as NodeSink from "@effect/platform-node/NodeSink"
-import * as NodeStream from "@effect/platform-node/NodeStream"
-import { Cause, Effect, Exit, Fiber, Layer } from "effect"
+import { Cause, Effect, Exit, Fiber, Layer, Logger } from "effect"
 import type { AwhmConfigShape } from "../domain/Config.js"
 import { stderrLogger } from "../runtime/stderrLogger.js"
 import { memoryHandlersLayer } from "./handlers.js"
-import { registerMemoryTools } from "./register.js"
+import { INSTRUCTIONS } from "./instructions.js"
+import { layerProtocolStdio } from "./protocol.js"
+import { outputSchemas, registerMemoryTools } from "./register.js"
 import { renderers } from "./renderers.js"
 import { mcpServicesLayer } from "./services.js"
 
@@ -21,7 +21,12 @@ export const McpServerLive = (config: AwhmConfigShape, version: string, sessionI
   Layer.effectDiscard(registerMemoryTools(renderers)).pipe(
     Layer.provide(memoryHandlersLayer(sessionId)),
     Layer.provide(
-      McpServer.layerStdio({ name: SERVER_NAME, version, stdin: NodeStream.stdin, stdout: NodeSink.stdout })
+      McpServer.layer({ name: SERVER_NAME, version }).pipe(
+        Layer.provide(layerProtocolStdio({ instructions: INSTRUCTIONS, outputSchemas: outputSchemas() })),
+        // As McpServer.layerStdio: nothing may log to stdout.
+        Layer.provideMerge(Logger.remove(Logger.defaultLogger)),
+        Layer.provideMerge(Logger.remove(Logger.prettyLoggerDefault))
+      )
     ),
     Layer.provide(mcpServicesLayer(config)),
     Layer.provide(stderrLogger("awhm-mcp"))
