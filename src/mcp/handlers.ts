@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { type Context, Effect } from "effect"
 import type { RetrievalResult } from "../domain/Result.js"
 import { errorLine } from "../domain/errors.js"
 import { parseAsOf, parseRole } from "../domain/input.js"
@@ -140,19 +140,20 @@ export type McpServices = Effect.Effect.Context<
   | ReturnType<typeof memoryDeleteNode>
 >
 
-/** The tools' handlers, bound to this server's session and the live services. */
-export const memoryHandlersLayer = (sessionId: string) =>
-  MemoryToolkit.toLayer(
-    Effect.gen(function* () {
-      const context = yield* Effect.context<McpServices>()
-      const run = <A, E>(effect: Effect.Effect<A, E, McpServices>) => Effect.provide(effect, context)
-      return MemoryToolkit.of({
-        memory_query: (p) => run(memoryQuery(sessionId)(p)),
-        memory_log: (p) => run(memoryLog(sessionId)(p)),
-        memory_status: () => run(memoryStatus(sessionId)()),
-        memory_consolidate: () => run(memoryConsolidate()),
-        memory_snapshot_create: () => run(memorySnapshotCreate()),
-        memory_delete_node: (p) => run(memoryDeleteNode(p))
-      })
+/**
+ * The tools' handlers, bound to this server's session. `services`: the live services, built on the
+ * first call that needs them (a failure to build them is that call's tool error).
+ */
+export const memoryHandlersLayer = (sessionId: string, services: Effect.Effect<Context.Context<McpServices>, McpToolError>) => {
+  const run = <A, E>(effect: Effect.Effect<A, E, McpServices>) => Effect.flatMap(services, (context) => Effect.provide(effect, context))
+  return MemoryToolkit.toLayer(
+    MemoryToolkit.of({
+      memory_query: (p) => run(memoryQuery(sessionId)(p)),
+      memory_log: (p) => run(memoryLog(sessionId)(p)),
+      memory_status: () => run(memoryStatus(sessionId)()),
+      memory_consolidate: () => run(memoryConsolidate()),
+      memory_snapshot_create: () => run(memorySnapshotCreate()),
+      memory_delete_node: (p) => run(memoryDeleteNode(p))
     })
   )
+}
