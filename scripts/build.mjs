@@ -37,11 +37,12 @@ await build({
   }
 })
 
-// The hook path as one CommonJS file, run through V8's code cache by src/bin/hookBundle.ts (Node 20 has
-// no compile cache for ES modules, and compiling is a third of a hook's start-up).
+// The hook path and the MCP server as CommonJS files, run through V8's code cache by
+// src/bin/cachedBundle.ts (Node 20 has no compile cache for ES modules, and compiling is a third of a
+// hook's start-up).
 await build({
   ...nodeBundle,
-  entryPoints: { "awhm-hook": "src/hooks/main.ts" },
+  entryPoints: { "awhm-hook": "src/hooks/main.ts", "awhm-mcp-server": "src/mcp/main.ts" },
   outdir: "dist",
   outExtension: { ".js": ".cjs" },
   format: "cjs",

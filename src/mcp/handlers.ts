@@ -1,16 +1,15 @@
-import { Effect } from "effect"
+import { type Context, Effect } from "effect"
+import type { RetrievalResult } from "../domain/Result.js"
 import { errorLine } from "../domain/errors.js"
 import { parseAsOf, parseRole } from "../domain/input.js"
-import { ROLES } from "../domain/Message.js"
 import { Retriever } from "../services/Retriever.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
-import { consolidatePending } from "../programs/consolidate.js"
 import { hardDelete } from "../programs/hardDelete.js"
 import { logMessage } from "../programs/logMessage.js"
 import { createSnapshot } from "../programs/snapshot.js"
 import { storeCounts } from "../programs/status.js"
 import { nodeNotFoundText } from "./render.js"
-import { McpToolError, MemoryToolkit } from "./tools.js"
+import { McpToolError, MemoryToolkit, type QueryResult } from "./tools.js"
 
 /** Any failure of a subsystem, as a tool error (its message never carries memory content). */
 export const asToolError = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, McpToolError, R> =>
@@ -21,6 +20,31 @@ export const asToolError = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Eff
           message: errorLine(e)
         })
   )
+
+const round = (n: number, digits: number) => Math.round(n * 10 ** digits) / 10 ** digits
+
+/** A result as the model sees it: what it says, where from, how good a match, and what it needs to act on it. */
+export const queryResult = (r: RetrievalResult): QueryResult => ({
+  content: r.content,
+  source: r.source,
+  score: round(r.score, 3),
+  ...(r.nodeId !== undefined && r.source === "graph" ? { node_id: r.nodeId } : {}),
+  ...(r.status !== undefined ? { status: r.status } : {}),
+  ...(r.validFrom != null ? { valid_from: r.validFrom } : {}),
+  ...(r.validTo != null ? { valid_to: r.validTo } : {}),
+  ...(r.trace !== undefined
+    ? {
+        trace: {
+          semantic_sim: round(r.trace.semanticSim, 4),
+          lexical_score: round(r.trace.lexicalScore, 4),
+          strength: round(r.trace.strength, 4),
+          confidence: round(r.trace.confidence, 4),
+          status_bonus: round(r.trace.statusBonus, 4),
+          association: round(r.trace.association, 4)
+        }
+      }
+    : {})
+})
 
 /** memory_query: the same ranking as `awhm query`, from this server's session. */
 export const memoryQuery = (sessionId: string) =>
@@ -33,9 +57,7 @@ export const memoryQuery = (sessionId: string) =>
   }) {
     const query = params.query.trim()
     if (query === "") return yield* new McpToolError({ message: "Invalid query: it must not be empty." })
-    const asOf = yield* parseAsOf(params.as_of?.trim() === "" ? null : params.as_of, "as_of").pipe(
-      Effect.mapError(() => new McpToolError({ message: `Invalid as_of '${(params.as_of ?? "").slice(0, 64)}'. Expected an ISO date such as 2026-03-01T10:00:00Z.` }))
-    )
+    const asOf = yield* asToolError(parseAsOf(params.as_of?.trim() === "" ? null : params.as_of, "as_of"))
     const retriever = yield* Retriever
     const results = yield* asToolError(
       retriever.retrieve(query, {
@@ -46,17 +68,17 @@ export const memoryQuery = (sessionId: string) =>
         sessionId
       })
     )
-    return { results }
+    return { results: results.map(queryResult) }
   })
 
 /** memory_log: role is trimmed and lower-cased as the reference did. */
 export const memoryLog = (sessionId: string) =>
   Effect.fn("mcp.memory_log")(function* (params: { readonly role: string; readonly content: string }) {
-    const role = yield* parseRole(params.role).pipe(
-      Effect.mapError(() => new McpToolError({ message: `Invalid role '${params.role.slice(0, 64)}'. Expected one of: ${ROLES.join(", ")}` }))
-    )
+    const role = yield* asToolError(parseRole(params.role))
+    // An empty message would come back later as an empty memory.
+    if (params.content.trim() === "") return yield* new McpToolError({ message: "Invalid content: it must not be empty." })
     const { entry, bufferEntries } = yield* asToolError(logMessage({ sessionId, role, content: params.content }))
-    return { sessionId, messageIndex: entry.index, bufferEntries }
+    return { session_id: sessionId, message_index: entry.index, buffer_entries: bufferEntries }
   })
 
 /** memory_status: the reference's keys; buffer_entries counts this server's session. */
@@ -77,8 +99,10 @@ export const memoryStatus = (sessionId: string) =>
 
 /** memory_consolidate: every session with pending messages, this one included. */
 export const memoryConsolidate = Effect.fn("mcp.memory_consolidate")(function* () {
+  // Loaded on first use: extraction (its NLP lexicon) is the largest part of the server's start-up.
+  const { consolidatePending } = yield* Effect.promise(() => import("../programs/consolidate.js"))
   const report = yield* asToolError(consolidatePending())
-  return { newNodes: report.newNodes, sessions: { ...report.sessions } }
+  return { new_nodes: report.newNodes, sessions: { ...report.sessions } }
 })
 
 /** memory_snapshot_create: the graph and every buffer, to a new snapshot file. */
@@ -95,7 +119,15 @@ export const memoryDeleteNode = Effect.fn("mcp.memory_delete_node")(function* (p
     asToolError
   )
   for (const warning of report.warnings) yield* Effect.logWarning(warning)
-  return { nodeId, ...report.result }
+  const r = report.result
+  return {
+    node_id: nodeId,
+    edges_removed: r.edgesRemoved,
+    log_messages_removed: r.logEntriesRemoved,
+    buffer_entries_removed: r.bufferEntriesRemoved,
+    snapshots_scrubbed: r.snapshotsTouched,
+    sibling_nodes_removed: r.siblingsRemoved
+  }
 })
 
 /** Everything the tools use. */
@@ -108,19 +140,20 @@ export type McpServices = Effect.Effect.Context<
   | ReturnType<typeof memoryDeleteNode>
 >
 
-/** The tools' handlers, bound to this server's session and the live services. */
-export const memoryHandlersLayer = (sessionId: string) =>
-  MemoryToolkit.toLayer(
-    Effect.gen(function* () {
-      const context = yield* Effect.context<McpServices>()
-      const run = <A, E>(effect: Effect.Effect<A, E, McpServices>) => Effect.provide(effect, context)
-      return MemoryToolkit.of({
-        memory_query: (p) => run(memoryQuery(sessionId)(p)),
-        memory_log: (p) => run(memoryLog(sessionId)(p)),
-        memory_status: () => run(memoryStatus(sessionId)()),
-        memory_consolidate: () => run(memoryConsolidate()),
-        memory_snapshot_create: () => run(memorySnapshotCreate()),
-        memory_delete_node: (p) => run(memoryDeleteNode(p))
-      })
+/**
+ * The tools' handlers, bound to this server's session. `services`: the live services, built on the
+ * first call that needs them (a failure to build them is that call's tool error).
+ */
+export const memoryHandlersLayer = (sessionId: string, services: Effect.Effect<Context.Context<McpServices>, McpToolError>) => {
+  const run = <A, E>(effect: Effect.Effect<A, E, McpServices>) => Effect.flatMap(services, (context) => Effect.provide(effect, context))
+  return MemoryToolkit.toLayer(
+    MemoryToolkit.of({
+      memory_query: (p) => run(memoryQuery(sessionId)(p)),
+      memory_log: (p) => run(memoryLog(sessionId)(p)),
+      memory_status: () => run(memoryStatus(sessionId)()),
+      memory_consolidate: () => run(memoryConsolidate()),
+      memory_snapshot_create: () => run(memorySnapshotCreate()),
+      memory_delete_node: (p) => run(memoryDeleteNode(p))
     })
   )
+}

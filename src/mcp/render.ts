@@ -1,24 +1,15 @@
-import type { RetrievalResult } from "../domain/Result.js"
+import type { QueryResult } from "./tools.js"
 
 // The text each tool returns, worded as the reference's MCP server worded it; the same data also
 // goes out as structuredContent.
 
-const round = (n: number) => Math.round(n * 1e4) / 1e4
-
 /** The reference printed the trace with snake_case keys, sorted, Python-style separators. */
-const traceText = (trace: NonNullable<RetrievalResult["trace"]>): string => {
-  const entries: Array<[string, number]> = [
-    ["association", trace.association],
-    ["confidence", trace.confidence],
-    ["lexical_score", trace.lexicalScore],
-    ["semantic_sim", trace.semanticSim],
-    ["status_bonus", trace.statusBonus],
-    ["strength", trace.strength]
-  ]
-  return "{" + entries.map(([k, v]) => `"${k}": ${round(v)}`).join(", ") + "}"
+const traceText = (trace: NonNullable<QueryResult["trace"]>): string => {
+  const entries = Object.entries(trace).sort(([a], [b]) => (a < b ? -1 : 1))
+  return "{" + entries.map(([k, v]) => `"${k}": ${v}`).join(", ") + "}"
 }
 
-export const queryText = (results: ReadonlyArray<RetrievalResult>): string =>
+export const queryText = (results: ReadonlyArray<QueryResult>): string =>
   results.length === 0
     ? "No memories found."
     : results
@@ -47,17 +38,17 @@ export const nodeNotFoundText = (nodeId: string): string => `Node ${nodeId} not 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`
 
 export interface DeletionSummary {
-  readonly nodeId: string
-  readonly edgesRemoved: number
-  readonly logEntriesRemoved: number
-  readonly bufferEntriesRemoved: number
-  readonly snapshotsTouched: number
-  readonly siblingsRemoved: ReadonlyArray<string>
+  readonly node_id: string
+  readonly edges_removed: number
+  readonly log_messages_removed: number
+  readonly buffer_entries_removed: number
+  readonly snapshots_scrubbed: number
+  readonly sibling_nodes_removed: ReadonlyArray<string>
 }
 
 export const deleteText = (r: DeletionSummary): string =>
-  `Deleted node ${r.nodeId}: removed ${plural(r.edgesRemoved, "edge", "edges")}, ` +
-  `${plural(r.logEntriesRemoved, "raw-log message", "raw-log messages")}, ` +
-  `${plural(r.bufferEntriesRemoved, "buffer entry", "buffer entries")}` +
-  (r.siblingsRemoved.length > 0 ? ` and ${plural(r.siblingsRemoved.length, "sibling node", "sibling nodes")}` : "") +
-  `; scrubbed ${plural(r.snapshotsTouched, "snapshot", "snapshots")}.`
+  `Deleted node ${r.node_id}: removed ${plural(r.edges_removed, "edge", "edges")}, ` +
+  `${plural(r.log_messages_removed, "raw-log message", "raw-log messages")}, ` +
+  `${plural(r.buffer_entries_removed, "buffer entry", "buffer entries")}` +
+  (r.sibling_nodes_removed.length > 0 ? ` and ${plural(r.sibling_nodes_removed.length, "sibling node", "sibling nodes")}` : "") +
+  `; scrubbed ${plural(r.snapshots_scrubbed, "snapshot", "snapshots")}.`

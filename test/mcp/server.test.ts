@@ -51,9 +51,14 @@ describe("awhm-mcp over stdio", () => {
     temp.cleanup()
   })
 
-  it("initializes as the awhm server with tools", () => {
+  it("initializes as the awhm server with tools only, and tells the model when to use them", () => {
     expect(client.getServerVersion()).toEqual({ name: "awhm", version: "0.1.0" })
-    expect(client.getServerCapabilities()?.tools).toBeDefined()
+    // No prompts, so no completions capability.
+    expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: true } })
+    const instructions = client.getInstructions() ?? ""
+    expect(instructions).toMatch(/Call memory_query before answering anything that may depend on earlier conversations/)
+    expect(instructions).toMatch(/Call memory_log .* when the user states a lasting fact, preference, decision or correction/)
+    expect(instructions).toMatch(/score from 0 to 1/)
   })
 
   it("lists the six tools with their arguments and hints", async () => {
@@ -76,6 +81,50 @@ describe("awhm-mcp over stdio", () => {
     expect(byName.get("memory_status")!.annotations).toMatchObject({ readOnlyHint: true })
     expect(byName.get("memory_log")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false })
     expect(byName.get("memory_delete_node")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true })
+    expect(query.title).toBe("Query memory")
+  })
+
+  it("declares argument schemas a client can check: bounds without titles, the role enum, as_of's formats", async () => {
+    const { tools } = await client.listTools()
+    const byName = new Map(tools.map((t) => [t.name, t]))
+    const query = byName.get("memory_query")!.inputSchema
+    expect(query.properties).toEqual({
+      query: { type: "string", description: "What to look for, in plain words" },
+      k: { type: "integer", minimum: 1, maximum: 100, default: 10, description: "How many results (default 10)" },
+      include_history: { type: "boolean", default: false, description: "Also return superseded (outdated) memories" },
+      with_trace: { type: "boolean", default: false, description: "Include the ranking features of each result" },
+      as_of: {
+        anyOf: [{ type: "string", format: "date-time" }, { type: "string", format: "date" }, { type: "null" }],
+        default: null,
+        description: "Answer with what was true at this moment: an ISO date or date-time (UTC unless it has an offset)"
+      }
+    })
+    expect(JSON.stringify(tools)).not.toContain("between(")
+    expect(byName.get("memory_log")!.inputSchema.properties!.role).toEqual({
+      type: "string",
+      enum: ["user", "assistant", "tool_call", "tool_result"],
+      description: "Who said it"
+    })
+    for (const t of tools) expect(t.inputSchema).toMatchObject({ type: "object", additionalProperties: false })
+  })
+
+  it("declares an outputSchema for every tool, each field described", async () => {
+    const { tools } = await client.listTools()
+    for (const t of tools) expect(t.outputSchema).toMatchObject({ type: "object" })
+    const byName = new Map(tools.map((t) => [t.name, t]))
+    expect(byName.get("memory_log")!.outputSchema).toEqual({
+      type: "object",
+      required: ["session_id", "message_index", "buffer_entries"],
+      properties: {
+        session_id: { type: "string", description: "This server's session, where everything it logs goes" },
+        message_index: { type: "integer", minimum: 0, description: "The message's position in the session (from 0)" },
+        buffer_entries: { type: "integer", minimum: 0, description: "Statements of this session ready for memory_query" }
+      },
+      additionalProperties: false
+    })
+    const result = (byName.get("memory_query")!.outputSchema!.properties!.results as { items: { properties: Record<string, { description?: string }> } }).items
+    expect(Object.keys(result.properties)).toEqual(["content", "source", "score", "node_id", "status", "valid_from", "valid_to", "trace"])
+    for (const [name, field] of Object.entries(result.properties)) expect(field.description, name).toMatch(/\w/)
   })
 
   let sessionId = ""
@@ -84,21 +133,32 @@ describe("awhm-mcp over stdio", () => {
     const r = await call("memory_log", { role: " User ", content: "My favourite editor is Helix" })
     expect(r.isError).toBe(false)
     expect(r.text).toBe("Logged. Buffer now has 1 entries.")
-    const s = r.structured as { sessionId: string; messageIndex: number; bufferEntries: number }
-    expect(s.sessionId).toMatch(/^mcp-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
-    expect(s).toEqual({ sessionId: s.sessionId, messageIndex: 0, bufferEntries: 1 })
-    sessionId = s.sessionId
+    const s = r.structured as { session_id: string; message_index: number; buffer_entries: number }
+    expect(s.session_id).toMatch(/^mcp-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+    expect(s).toEqual({ session_id: s.session_id, message_index: 0, buffer_entries: 1 })
+    sessionId = s.session_id
     const again = await call("memory_log", { role: "assistant", content: "Noted, Helix it is." })
-    expect(again.structured).toEqual({ sessionId, messageIndex: 1, bufferEntries: 1 })
+    expect(again.structured).toEqual({ session_id: sessionId, message_index: 1, buffer_entries: 1 })
   })
 
-  it("memory_log refuses an unknown role with the reference's message", async () => {
+  it("memory_log refuses an unknown role", async () => {
     const r = await call("memory_log", { role: "robot", content: "beep" })
     expect(r).toEqual({
       isError: true,
-      text: "Invalid role 'robot'. Expected one of: user, assistant, tool_call, tool_result",
+      text: "invalid role 'robot': expected one of user, assistant, tool_call, tool_result",
       structured: undefined
     })
+  })
+
+  it("memory_log refuses empty content, and logs nothing", async () => {
+    for (const content of ["", "  \n "]) {
+      expect(await call("memory_log", { role: "user", content })).toEqual({
+        isError: true,
+        text: "Invalid content: it must not be empty.",
+        structured: undefined
+      })
+    }
+    expect((await call("memory_status")).structured).toMatchObject({ log_messages: 3 })
   })
 
   it("memory_status counts this session", async () => {
@@ -127,32 +187,35 @@ describe("awhm-mcp over stdio", () => {
   it("memory_consolidate turns every pending session into graph nodes", async () => {
     const r = await call("memory_consolidate")
     expect(r.isError).toBe(false)
-    const s = r.structured as { newNodes: number; sessions: Record<string, number> }
+    const s = r.structured as { new_nodes: number; sessions: Record<string, number> }
     const mine = s.sessions[sessionId]!
     const earlier = s.sessions["earlier"]!
     expect(Object.keys(s.sessions)).toEqual(["earlier", sessionId])
     expect(mine).toBeGreaterThan(0)
     expect(earlier).toBeGreaterThan(0)
-    expect(s.newNodes).toBe(mine + earlier)
+    expect(s.new_nodes).toBe(mine + earlier)
     expect(r.text).toBe(
-      `Consolidated 2 session(s), ${s.newNodes} new node(s):\n  - earlier: ${earlier} new node(s)\n  - ${sessionId}: ${mine} new node(s)`
+      `Consolidated 2 session(s), ${s.new_nodes} new node(s):\n  - earlier: ${earlier} new node(s)\n  - ${sessionId}: ${mine} new node(s)`
     )
     expect((await call("memory_consolidate")).text).toBe("No pending sessions to consolidate.")
     const status = (await call("memory_status")).structured as { node_count: number }
-    expect(status.node_count).toBe(s.newNodes)
+    expect(status.node_count).toBe(s.new_nodes)
   })
 
   it("memory_query returns graph memories with their node id, and traces on request", async () => {
     const q = await call("memory_query", { query: "staging database", k: 3, with_trace: true })
-    const results = (q.structured as { results: Array<{ content: string; source: string; nodeId?: string; trace?: object }> }).results
-    expect(results[0]).toMatchObject({ content: "The staging database is PostgreSQL 16", source: "graph" })
-    expect(results[0]!.nodeId).toMatch(/^[0-9a-f-]{36}$/)
+    const results = (q.structured as { results: Array<{ content: string; source: string; score: number; node_id?: string; trace?: object }> }).results
+    expect(results[0]).toMatchObject({ content: "The staging database is PostgreSQL 16", source: "graph", status: "active" })
+    expect(results[0]!.node_id).toMatch(/^[0-9a-f-]{36}$/)
+    // Small: what the model acts on, scores rounded as the text shows them.
+    expect(Object.keys(results[0]!).sort()).toEqual(["content", "node_id", "score", "source", "status", "trace", "valid_from"])
+    expect(Math.round(results[0]!.score * 1000) / 1000).toBe(results[0]!.score)
     const lines = q.text.split("\n")
     expect(lines[0]).toMatch(/^1\. \[graph\] \(score: \d\.\d{3}\) The staging database is PostgreSQL 16$/)
     expect(lines[1]).toMatch(
       /^ {3}trace=\{"association": [\d.]+, "confidence": [\d.]+, "lexical_score": [\d.]+, "semantic_sim": -?[\d.]+, "status_bonus": [\d.]+, "strength": [\d.]+\}$/
     )
-    nodeId = results[0]!.nodeId!
+    nodeId = results[0]!.node_id!
     expect((await call("memory_query", { query: "zebra giraffe" })).text).toBe("No memories found.")
   })
 
@@ -167,7 +230,10 @@ describe("awhm-mcp over stdio", () => {
   it("memory_delete_node removes the node; a second delete is 'not found'", async () => {
     const r = await call("memory_delete_node", { node_id: nodeId })
     expect(r.isError).toBe(false)
-    expect(r.structured).toMatchObject({ nodeId, nodeDeleted: true, logEntriesRemoved: 1 })
+    expect(r.structured).toMatchObject({ node_id: nodeId, log_messages_removed: 1 })
+    expect(Object.keys(r.structured as object).sort()).toEqual([
+      "buffer_entries_removed", "edges_removed", "log_messages_removed", "node_id", "sibling_nodes_removed", "snapshots_scrubbed"
+    ])
     expect(r.text).toMatch(new RegExp(`^Deleted node ${nodeId}: removed \\d+ edges?, 1 raw-log message, \\d+ buffer entr(y|ies)`))
     const again = await call("memory_delete_node", { node_id: nodeId })
     expect(again).toEqual({ isError: true, text: `Node ${nodeId} not found.`, structured: undefined })
@@ -175,22 +241,34 @@ describe("awhm-mcp over stdio", () => {
     expect(q.text).not.toContain("PostgreSQL 16")
   })
 
-  it("bad arguments are tool errors and the server keeps serving", async () => {
-    const badK = await call("memory_query", { query: "x", k: "ten" })
-    expect(badK.isError).toBe(true)
-    expect(badK.text).toMatch(/^Invalid arguments for memory_query: /)
-    const missing = await call("memory_log", { role: "user" })
-    expect(missing.isError).toBe(true)
-    expect(missing.text).toMatch(/^Invalid arguments for memory_log: /)
-    expect(missing.text).toContain("content")
-    const badDate = await call("memory_query", { query: "x", as_of: "last tuesday" })
-    expect(badDate).toEqual({
+  it("bad arguments are one-line tool errors and the server keeps serving", async () => {
+    expect(await call("memory_query", { query: "x", k: "ten" })).toEqual({
       isError: true,
-      text: "Invalid as_of 'last tuesday'. Expected an ISO date such as 2026-03-01T10:00:00Z.",
+      text: "Invalid arguments for memory_query: k: must be an integer from 1 to 100",
       structured: undefined
     })
+    expect((await call("memory_query", { query: "x", k: 0 })).text).toBe("Invalid arguments for memory_query: k: must be an integer from 1 to 100")
+    expect((await call("memory_log", { role: "user" })).text).toBe("Invalid arguments for memory_log: content: is missing")
+    // An argument the tool does not have is refused, not ignored; the value given is never echoed.
+    expect(await call("memory_log", { role: "user", content: "hello", sesion: "typo-secret" })).toEqual({
+      isError: true,
+      text: "Invalid arguments for memory_log: sesion: is not an argument of this tool",
+      structured: undefined
+    })
+    expect((await call("memory_query", { query: "x", as_of: "last tuesday" })).text).toBe(
+      "invalid as_of 'last tuesday': expected an ISO date such as 2026-03-01 or 2026-03-01T10:00:00Z"
+    )
     await expect(client.callTool({ name: "memory_nope", arguments: {} })).rejects.toThrow(/memory_nope/)
     expect((await call("memory_status")).isError).toBe(false)
+  })
+
+  it("a call without arguments (optional in MCP) is a call with none", async () => {
+    // The SDK leaves `arguments` out when none are given.
+    const status = await client.callTool({ name: "memory_status" })
+    expect(status.isError).toBe(false)
+    expect(status.structuredContent).toMatchObject({ session_id: sessionId })
+    const query = await client.callTool({ name: "memory_query" })
+    expect(query).toEqual({ isError: true, content: [{ type: "text", text: "Invalid arguments for memory_query: query: is missing" }] })
   })
 
   it("keeps stdout for the protocol: logs go to stderr only", () => {

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { strengthOf } from "../../src/domain/strength.js"
 import { GraphStore } from "../../src/services/GraphStore.js"
 import { RawLog } from "../../src/services/RawLog.js"
 import { Retriever } from "../../src/services/Retriever.js"
+import { Embedder } from "../../src/services/Embedder.js"
 import { countingEmbedder, edge, graphOf, logAll, node, world } from "./support.js"
 
 const retrieve = (query: string, options: Parameters<Retriever["Type"]["retrieve"]>[1] = {}) =>
@@ -18,7 +19,8 @@ describe("buffer", () => {
       ])
       const results = yield* retrieve("dark mode", { sessionId: "s1", lexicalOnly: true })
       expect(results[0]).toMatchObject({ source: "buffer", content: "I prefer dark mode in every editor" })
-      expect(results[0]!.score).toBeGreaterThanOrEqual(2)
+      // On the graph blend's scale: a full lexical match, fresh and trusted, is 1.
+      expect(results[0]!.score).toBeCloseTo(1, 10)
       expect(results[1]).toMatchObject({ source: "graph", content: "The user likes dark themes in dark mode editors" })
       // "The mode switch is broken" matches one common term: a weak buffer hit, not ranked above the graph.
       expect(results.filter((r) => r.source === "buffer").map((r) => r.content)).toEqual(["I prefer dark mode in every editor"])
@@ -445,5 +447,79 @@ describe("raw-log context", () => {
       const reply = yield* retrieve("which pottery studio", { lexicalOnly: true, k: 3 })
       expect(reply.map((r) => r.content)).toContain("Which studio do you use?")
     }).pipe(Effect.provide(world()))
+  )
+})
+
+/** An embedder with set vectors (2-d, unit length) per text: similarities chosen by the test. */
+const fixedEmbedder = (table: Record<string, readonly [number, number]>) =>
+  Layer.succeed(
+    Embedder,
+    Embedder.of({
+      modelId: "fixed-2",
+      enabled: true,
+      dimension: 2,
+      embed: (texts) =>
+        Effect.succeed(
+          texts.map((t) => {
+            const [x, y] = table[t] ?? [0, 1]
+            const n = Math.hypot(x, y)
+            return Float32Array.of(x / n, y / n)
+          })
+        )
+    })
+  )
+
+describe("scores: one scale for every source", () => {
+  it.effect("every result scores within 0..1, best first, whatever its source", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I prefer dark mode in every editor"],
+        ["assistant", "dark themes are easier on the eyes in the evening"]
+      ])
+      const results = yield* retrieve("dark mode editor", { sessionId: "s1", lexicalOnly: true })
+      expect(new Set(results.map((r) => r.source))).toEqual(new Set(["buffer", "graph", "raw_log"]))
+      for (const r of results) {
+        expect(r.score).toBeGreaterThan(0)
+        expect(r.score).toBeLessThanOrEqual(1)
+      }
+      expect(results.map((r) => r.score)).toEqual([...results.map((r) => r.score)].sort((a, b) => b - a))
+    }).pipe(Effect.provide(world({ graph: graphOf([node("g1", "The user likes dark themes in dark mode editors")]) })))
+  )
+
+  it.effect("the best raw-log line reaches raw_log_score_scale only as a full match: a weak best line scores lower", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [["user", "deploys happen on fridays, the deploy window is short"]])
+      // The graph holds the full lexical match; the log's best line matches one query word of three.
+      const results = yield* retrieve("deploy script location", { lexicalOnly: true, trace: true })
+      const line = results.find((r) => r.source === "raw_log")!
+      expect(line.trace!.lexicalScore).toBeLessThan(0.5)
+      expect(line.score).toBeCloseTo(0.75 * (line.trace!.lexicalScore + line.trace!.association), 10)
+      expect(line.score).toBeLessThan(0.5)
+      expect(results[0]).toMatchObject({ source: "graph", content: "The deploy script location is tools/deploy.sh" })
+    }).pipe(Effect.provide(world({ graph: graphOf([node("g1", "The deploy script location is tools/deploy.sh")]) })))
+  )
+
+  it.effect("a raw-log line with no query word and a semantic similarity under embed_threshold is left out", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "the weather was lovely at the seaside"],
+        ["user", "we booked the cottage near the coast for august"]
+      ])
+      const results = yield* retrieve("holiday plans")
+      // cos 0.2 (under the 0.3 threshold): no evidence; cos 0.8: semantic evidence, kept.
+      expect(results.map((r) => r.content)).toEqual(["we booked the cottage near the coast for august"])
+      expect(results[0]!.score).toBeGreaterThan(0)
+      expect(results[0]!.score).toBeLessThanOrEqual(0.75)
+    }).pipe(
+      Effect.provide(
+        world({
+          embedder: fixedEmbedder({
+            "holiday plans": [1, 0],
+            "the weather was lovely at the seaside": [0.2, Math.sqrt(1 - 0.04)],
+            "we booked the cottage near the coast for august": [0.8, 0.6]
+          })
+        })
+      )
+    )
   )
 })

@@ -84,6 +84,8 @@ export const BUFFER_MIN_RELEVANCE = 0.5
 // best messages of its session.
 export const DEFAULT_RAW_TUNING: RawTuning = { lexicalShare: 0.4, neighbourWeight: 0.4, sessionWeight: 0.7, authorWeight: 0.2 }
 const RAW_SESSION_TOP = 3
+/** A raw-log line's own score plus context at which it counts as a full match (see rankRawLog). */
+const RAW_FULL_MATCH = 1
 
 const pool = (k: number) => Math.max(5 * k, 50)
 
@@ -103,7 +105,7 @@ export const rankQuery = (req: RankRequest, settings: RankSettings, sources: Ran
     scope: req.scope
   }
   const items: Array<Ranked> = []
-  items.push(...rankBuffer(req, sources.buffer))
+  items.push(...rankBuffer(req, settings, sources.buffer))
   const graphSearch = sources.graph === null ? null : graphLexical(req, ctx, sources.graph)
   const rawSearch = sources.raw === null ? null : rawLexical(req, sources.raw, sources.graph, sources.staleRefs ?? new Set())
   // Lexical relevance is relative to the best match in either source, so a graph memory matching only a
@@ -124,19 +126,27 @@ export const rankQuery = (req: RankRequest, settings: RankSettings, sources: Ran
   return { results, returnedNodes }
 }
 
-const rankBuffer = (req: RankRequest, hits: ReadonlyArray<BufferHit>): Array<Ranked> =>
+// Every score is on the graph blend's scale, 0 to 1 (higher = better match), whatever the source.
+
+/**
+ * A buffer hit scores as a graph memory of the same relevance would, fresh (strength 1) and fully
+ * trusted (confidence 1): so it ranks first when it is a good match, not merely because it is in the buffer.
+ */
+const rankBuffer = (req: RankRequest, settings: RankSettings, hits: ReadonlyArray<BufferHit>): Array<Ranked> =>
   hits
     .filter((h) => h.relevance >= BUFFER_MIN_RELEVANCE && !req.exclude.has(refKey(h.entry.session_id, h.entry.source_msg)))
-    .map((h) => ({
-      content: h.entry.content,
-      source: "buffer" as const,
-      // Always above the graph (whose blend stays below 1.2); the better match first, then the later message.
-      score: 2 + 0.1 * h.relevance + Math.min(h.entry.source_msg, 9999) * 1e-6,
-      sourceRefs: [{ sessionId: h.entry.session_id, messageIndex: h.entry.source_msg }],
-      ...(req.trace
-        ? { trace: { semanticSim: 0, lexicalScore: h.relevance, strength: 0, confidence: 1, statusBonus: 1, association: 0 } }
-        : {})
-    }))
+    // Of two equally good hits, the later message first.
+    .sort((a, b) => b.relevance - a.relevance || b.entry.source_msg - a.entry.source_msg)
+    .map((h) => {
+      const trace: Trace = { semanticSim: 0, lexicalScore: h.relevance, strength: 1, confidence: 1, statusBonus: 1, association: 0 }
+      return {
+        content: h.entry.content,
+        source: "buffer" as const,
+        score: Math.min(1, blendScore(trace, settings, false)),
+        sourceRefs: [{ sessionId: h.entry.session_id, messageIndex: h.entry.source_msg }],
+        ...(req.trace ? { trace } : {})
+      }
+    })
 
 interface LexicalSearch {
   readonly hits: ReadonlyArray<LexicalHit>
@@ -215,7 +225,7 @@ const rankGraph = (
     const gate = !settings.graph.gatePriors ? 1 : maxRelevance > 0 ? relevanceOf(x.trace, settings, semanticOn) / maxRelevance : 0
     // An entity node names a thing and says nothing about it: it anchors neighbour expansion, and as a
     // result it ranks at half its blend, below the statements about it.
-    x.score = blendScore(x.trace, settings, semanticOn, gate) * (x.node.entityType !== null ? settings.graph.entityFactor : 1)
+    x.score = Math.min(1, blendScore(x.trace, settings, semanticOn, gate) * (x.node.entityType !== null ? settings.graph.entityFactor : 1))
   }
   scored.sort((a, b) => b.score - a.score || (a.node.id < b.node.id ? -1 : 1))
   const top = scored.slice(0, pool(req.k))
@@ -350,8 +360,9 @@ const rankRawLog = (
   for (const key of candidates) {
     const doc = raw.docs.get(key)!
     const s = score(key)
-    // Context only lifts a message that matches on its own (semantically, at least a little).
-    if (s.h <= 0) continue
+    // Context only lifts a message that matches on its own: a query word, or a semantic similarity at least
+    // as high as a graph memory needs to be an anchor. A line with neither is no evidence, whatever its session.
+    if (s.h <= 0 || (s.lex <= 0 && s.sim < settings.embedThreshold)) continue
     const context =
       tuning.neighbourWeight * Math.max(neighbour(doc.prev), neighbour(doc.next)) +
       tuning.sessionWeight * sessionScore.get(doc.sessionId)!
@@ -359,10 +370,12 @@ const rankRawLog = (
     if (total > top) top = total
     scored.push({ doc, total, s, context })
   }
-  // As the reference: relative to the best line, times raw_log_score_scale.
+  // Relative to the best line (as the reference), times raw_log_score_scale; but the best line reaches the
+  // scale only when it is a full match on its own (total 1: the best lexical match, or lexical and semantic
+  // together), so a weak best line scores low instead of always scoring raw_log_score_scale.
   const ranked = scored.map(({ doc, total, s, context }) => ({
     doc,
-    score: (settings.rawLogScoreScale * total) / top,
+    score: (settings.rawLogScoreScale * total) / Math.max(top, RAW_FULL_MATCH),
     trace: { semanticSim: s.sim, lexicalScore: s.lex, strength: 0, confidence: 0, statusBonus: 1, association: context } satisfies Trace
   }))
   ranked.sort((a, b) => b.score - a.score || (a.doc.key < b.doc.key ? -1 : 1))

@@ -1,0 +1,85 @@
+import * as crypto from "node:crypto"
+import * as fs from "node:fs"
+import { createRequire, Module } from "node:module"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as vm from "node:vm"
+
+// Node 20 has no compile cache for ES modules, and compiling is a third of a short process's start-up.
+// So the build also ships the hot paths (a hook, the MCP server) as single CommonJS files in dist/,
+// run here through V8's code cache: compiled once, then loaded ready to run.
+
+const writableDir = (dir: string): boolean => {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Beside the bundle when that is writable (a local build), else the user's private cache folder. */
+const cacheDir = (bundleDir: string): string | null => {
+  if (writableDir(bundleDir)) return bundleDir
+  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache")
+  const dir = path.join(base, "awhm")
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+    return writableDir(dir) ? dir : null
+  } catch {
+    return null
+  }
+}
+
+const saveCache = (dir: string, stem: string, name: string, data: Buffer) => {
+  try {
+    const tmp = path.join(dir, `${name}.${process.pid}.tmp`)
+    fs.writeFileSync(tmp, data, { mode: 0o600 })
+    fs.renameSync(tmp, path.join(dir, name))
+    // Caches of earlier builds are dead weight.
+    for (const f of fs.readdirSync(dir)) if (f.startsWith(`${stem}.`) && f.endsWith(".cache") && f !== name) fs.rmSync(path.join(dir, f), { force: true })
+  } catch {
+    // A cache is an optimisation: the next run simply compiles again.
+  }
+}
+
+/** `dist/<file>` beside the bin, or null when running from sources. */
+const bundleFile = (file: string): string | null => {
+  const here = path.dirname(fileURLToPath(import.meta.url))
+  return [path.join(here, file), path.join(here, "..", file)].find((f) => fs.existsSync(f)) ?? null
+}
+
+export interface CachedBundle<T> {
+  readonly exports: T
+  /** Writes the code cache when there was none (call after the work, so it holds what ran on the way). */
+  readonly saveCache: () => void
+}
+
+/** Loads `dist/<file>` (a CommonJS bundle) with V8's code cache, or null when the bundle is not there. */
+export const loadCachedBundle = <T>(file: string): CachedBundle<T> | null => {
+  const bundle = bundleFile(file)
+  if (bundle === null) return null
+  const source = fs.readFileSync(bundle, "utf8")
+  const stat = fs.statSync(bundle)
+  // V8 checks a cache only against the source's length: the name carries the build's identity too.
+  const id = crypto.createHash("sha1").update(`${bundle}\0${stat.size}\0${stat.mtimeMs}\0${process.version}`).digest("hex").slice(0, 16)
+  const stem = file.replace(/\.cjs$/, "")
+  const name = `${stem}.${id}.cache`
+  const dir = cacheDir(path.dirname(bundle))
+  let cachedData: Buffer | undefined
+  try {
+    if (dir !== null) cachedData = fs.readFileSync(path.join(dir, name))
+  } catch {
+    cachedData = undefined
+  }
+  const script = new vm.Script(Module.wrap(source), { filename: bundle, ...(cachedData ? { cachedData } : {}) })
+  const module = { exports: {} as T }
+  script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, path.dirname(bundle))
+  return {
+    exports: module.exports,
+    saveCache: () => {
+      if (dir !== null && (cachedData === undefined || script.cachedDataRejected === true)) saveCache(dir, stem, name, script.createCachedData())
+    }
+  }
+}

@@ -1,0 +1,110 @@
+import { execFileSync, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { makeTempDir, ROOT } from "../support/cli.js"
+
+// Every command line the README shows, run where it can be: the `awhm` lines through the real bin in a
+// real shell, the MCP registrations by starting the server exactly as they configure it.
+
+const README = fs.readFileSync(path.join(ROOT, "README.md"), "utf8")
+
+/** The lines of the README's ```bash blocks, comments removed. */
+const bashLines = (): Array<string> =>
+  [...README.matchAll(/```bash\n([\s\S]*?)```/g)]
+    .flatMap((m) => m[1]!.split("\n"))
+    .map((l) => l.replace(/\s+#.*$/, "").trim())
+    .filter((l) => l !== "")
+
+/** The words a shell makes of `line` (quotes, $HOME): bash itself splits them. */
+const shellWords = (line: string, env: NodeJS.ProcessEnv): Array<string> =>
+  execFileSync("bash", ["-c", `printf '%s\\0' ${line}`], { env, encoding: "utf8" }).split("\0").slice(0, -1)
+
+/**
+ * `claude mcp add [options] <name> <commandOrUrl> [args...]` as Claude Code's parser (commander) reads it:
+ * `-e/--env` and `-H/--header` take every following word up to the next option or `--`.
+ */
+const parseClaudeMcpAdd = (words: ReadonlyArray<string>) => {
+  const VARIADIC = new Set(["-e", "--env", "-H", "--header"])
+  const WITH_VALUE = new Set(["-t", "--transport", "-s", "--scope", "--callback-port", "--client-id"])
+  const positional: Array<string> = []
+  const env: Record<string, string> = {}
+  const options: Record<string, string> = {}
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!
+    if (w === "--") {
+      positional.push(...words.slice(i + 1))
+      break
+    }
+    if (VARIADIC.has(w)) {
+      while (i + 1 < words.length && !words[i + 1]!.startsWith("-")) {
+        const [k, ...v] = words[++i]!.split("=")
+        if (w === "-e" || w === "--env") env[k!] = v.join("=")
+      }
+    } else if (WITH_VALUE.has(w)) options[w.replace(/^-+/, "")] = words[++i]!
+    else if (w.startsWith("-")) options[w.replace(/^-+/, "")] = "true"
+    else positional.push(w)
+  }
+  return { name: positional[0], command: positional[1], args: positional.slice(2), env, options }
+}
+
+describe("the README's command lines", () => {
+  const temp = makeTempDir("awhm-readme-")
+  const bin = path.join(temp.dir, "bin")
+  const dataDir = path.join(temp.dir, "data")
+  fs.mkdirSync(bin)
+  for (const [name, file] of [["awhm", "awhm.mjs"], ["awhm-mcp", "awhm-mcp.mjs"]] as const) {
+    fs.writeFileSync(path.join(bin, name), `#!/bin/sh\nexec "${process.execPath}" "${path.join(ROOT, "dist", file)}" "$@"\n`, { mode: 0o755 })
+  }
+  const env: NodeJS.ProcessEnv = {}
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("AWHM_")) env[k] = v
+  Object.assign(env, { PATH: `${bin}:${process.env.PATH}`, HOME: temp.dir, AWHM_EMBEDDER: "mock", AWHM_HOOK_SERVER: "0", AWHM_DATA_DIR: dataDir })
+
+  afterAll(() => temp.cleanup())
+
+  it("every `awhm …` line runs through the real bin and succeeds, in the README's order", () => {
+    // `awhm hook install` edits Claude Code's settings: the installer's own tests run it against settings files.
+    const lines = bashLines().filter((l) => l.startsWith("awhm ") && !l.startsWith("awhm hook install"))
+    expect(lines.length).toBeGreaterThanOrEqual(10)
+    for (const line of lines) {
+      const r = spawnSync("bash", ["-c", line], { env, encoding: "utf8", timeout: 60_000 })
+      expect({ line, code: r.status, stderr: r.stderr }).toEqual({ line, code: 0, stderr: "" })
+      expect(r.stdout).not.toBe("")
+    }
+  })
+
+  it("each `claude mcp add` line names the server before its options take lists, and starts awhm-mcp", async () => {
+    const lines = bashLines().filter((l) => l.startsWith("claude mcp add "))
+    expect(lines.length).toBe(2)
+    for (const line of lines) {
+      const added = parseClaudeMcpAdd(shellWords(line.slice("claude mcp add ".length), env))
+      expect(added).toMatchObject({ name: "awhm", command: "awhm-mcp", args: [], options: { transport: "stdio" } })
+      const client = new Client({ name: "readme-test", version: "1.0.0" })
+      await client.connect(
+        new StdioClientTransport({ command: added.command!, args: added.args, env: { ...env, ...added.env } as Record<string, string> })
+      )
+      expect(client.getServerVersion()?.name).toBe("awhm")
+      expect((await client.callTool({ name: "memory_status" })).isError).toBe(false)
+      await client.close()
+    }
+    const withEnv = parseClaudeMcpAdd(shellWords(lines[1]!.slice("claude mcp add ".length), env))
+    expect(withEnv.env).toEqual({ AWHM_DATA_DIR: path.join(temp.dir, "notes", "memory") })
+  })
+
+  it("the .mcp.json block starts the server as configured", async () => {
+    const block = /```json\n(\{\n {2}"mcpServers"[\s\S]*?)```/.exec(README)![1]!
+    const server = (JSON.parse(block) as { mcpServers: Record<string, { command: string; args: Array<string>; env: Record<string, string> }> })
+      .mcpServers.awhm!
+    const client = new Client({ name: "readme-test", version: "1.0.0" })
+    // "~/.awhm" as Claude Code passes it: awhm-mcp expands the tilde (HOME is the temp dir here).
+    await client.connect(new StdioClientTransport({ command: server.command, args: server.args, env: { ...env, ...server.env } as Record<string, string> }))
+    const { tools } = await client.listTools()
+    expect(tools.length).toBe(6)
+    const logged = await client.callTool({ name: "memory_log", arguments: { role: "user", content: "The README test was here" } })
+    expect(logged.isError).toBe(false)
+    await client.close()
+    expect(fs.readdirSync(path.join(temp.dir, ".awhm", "logs")).length).toBe(1)
+  })
+})
