@@ -8,10 +8,11 @@ export interface RunningUi {
   readonly port: number
   readonly secret: string
   readonly child: ChildProcessWithoutNullStreams
-  /** What the process wrote to stderr so far. */
+  /** What the process wrote to stdout and stderr so far. */
+  readonly stdout: () => string
   readonly stderr: () => string
-  /** Sends SIGTERM and resolves with the exit code. */
-  readonly stop: () => Promise<number>
+  /** Sends SIGTERM (or the signal given) and resolves with the exit code. */
+  readonly stop: (signal?: NodeJS.Signals) => Promise<number>
 }
 
 const URL_LINE = /(http:\/\/127\.0\.0\.1:(\d+))\/\?s=([A-Za-z0-9_-]+)/
@@ -29,27 +30,29 @@ export const startUi = (dataDir: string, args: ReadonlyArray<string> = [], env: 
       reject(new Error(`awhm ui printed no address within 30 s; stderr: ${stderr}`))
     }, 30_000)
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
+    let found = false
     child.stdout.setEncoding("utf8").on("data", (d: string) => {
       stdout += d
       const m = URL_LINE.exec(stdout)
-      if (m === null) return
+      if (m === null || found) return
+      found = true
       clearTimeout(timer)
-      child.stdout.removeAllListeners("data")
       resolve({
         url: m[0],
         origin: m[1]!,
         port: Number(m[2]),
         secret: m[3]!,
         child,
+        stdout: () => stdout,
         stderr: () => stderr,
-        stop: () => {
-          if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM")
+        stop: (signal: NodeJS.Signals = "SIGTERM") => {
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal)
           return exited
         }
       })
     })
     void exited.then((code) => {
       clearTimeout(timer)
-      reject(new Error(`awhm ui exited (${code}) before printing an address; stderr: ${stderr}`))
+      if (!found) reject(new Error(`awhm ui exited (${code}) before printing an address; stderr: ${stderr}`))
     })
   })

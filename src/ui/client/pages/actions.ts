@@ -15,7 +15,7 @@ const previewHtml = (p: DeletionPreview) => `<div class="cascade" id="cascade">
     <li>${p.siblings.length} other node${p.siblings.length === 1 ? "" : "s"} from the same message or with the same text${p.siblings.length === 0 ? "" : ":<ul>" + p.siblings.map((n) => `<li>${nodeLink(n)}</li>`).join("") + "</ul>"}</li>
     <li>${p.edges} edge${p.edges === 1 ? "" : "s"}</li>
     <li>${p.messages.length} raw-log message${p.messages.length === 1 ? "" : "s"} (${esc(p.matchStrategy.replace("_", " "))})${p.messages.length === 0 ? "" : ":<ul>" + p.messages.map((m) => `<li><a href="${href("sessions", { id: m.sessionId, at: m.index })}">${esc(m.sessionId)} #${m.index}</a> ${badge(m.role, "role")} ${esc(m.content)}</li>`).join("") + "</ul>"}</li>
-    <li>${p.bufferEntries.length} session-buffer entr${p.bufferEntries.length === 1 ? "y" : "ies"}${p.bufferEntries.length === 0 ? "" : ":<ul>" + p.bufferEntries.map((b) => `<li>${badge(b.type, "buffer")} ${esc(b.content)} <span class="scope">${esc(b.sessionId)}</span></li>`).join("") + "</ul>"}</li>
+    <li>${p.bufferEntries.length} session-buffer entr${p.bufferEntries.length === 1 ? "y" : "ies"}${p.bufferEntries.length === 0 ? "" : ":<ul>" + p.bufferEntries.map((b) => `<li>${badge(b.type, "entry")} ${esc(b.content)} <span class="scope">${esc(b.sessionId)}</span></li>`).join("") + "</ul>"}</li>
     <li>its copies in ${p.snapshots} snapshot${p.snapshots === 1 ? "" : "s"}</li>
   </ul>
   <p>A tombstone keeps a salted hash of the text, never the text.</p>

@@ -30,7 +30,7 @@ const logPage = async (id: string, offset: number, at: number | null) => {
         (m) => `<li id="msg-${m.index}" class="message ${esc(m.role)}${m.index === at ? " target" : ""}">
       <div class="meta"><span class="index">#${m.index}</span>${badge(m.role, "role")}<span class="time">${fmtTime(m.timestamp)}</span></div>
       <p class="content">${esc(m.content)}</p>
-      ${m.buffer.length === 0 ? "" : `<div class="buffer"><strong>buffer</strong> ${m.buffer.map((b) => `${badge(b.type, "buffer")} ${esc(b.content)}`).join("<br>")}</div>`}
+      ${m.buffer.length === 0 ? "" : `<div class="buffered"><strong>buffer</strong> ${m.buffer.map((b) => `${badge(b.type, "entry")} ${esc(b.content)}`).join("<br>")}</div>`}
       ${m.nodes.length === 0 ? "" : `<div class="produced"><strong>nodes</strong> ${m.nodes.map((n) => `${nodeLink(n)} ${badge(n.status)}`).join("<br>")}</div>`}
     </li>`
       )
