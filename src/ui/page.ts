@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto"
+import { esc } from "./view/html.js"
 
 // The page's script and style are built by scripts/build.mjs (esbuild, from src/ui/client/) into the
 // bin itself: the viewer ships as one file and needs no network.
@@ -40,4 +41,4 @@ export const pageHtml = (csrf: string): string => `<!doctype html>
 
 /** What a browser without the secret sees. */
 export const deniedHtml = (message: string): string =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>awhm: not allowed</title></head><body><p>${message.replace(/[&<>]/g, (c) => (c === "&" ? "&amp;" : c === "<" ? "&lt;" : "&gt;"))}</p></body></html>`
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>awhm: not allowed</title></head><body><p>${esc(message)}</p></body></html>`

@@ -2,7 +2,6 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platf
 import { Effect, ParseResult, Schema } from "effect"
 import { InvalidInput } from "../domain/errors.js"
 import { parseAsOf } from "../domain/input.js"
-import { consolidatePending } from "../programs/consolidate.js"
 import { previewDeletion } from "../programs/deletionPreview.js"
 import { hardDelete } from "../programs/hardDelete.js"
 import { findNodes, nodeNeighbourhood } from "../programs/neighbourhood.js"
@@ -181,5 +180,9 @@ export const apiRouter = (stores: UiStores) =>
         })
       )
     ),
-    HttpRouter.post("/api/consolidate", respond(stores.run(consolidatePending({}))))
+    // Consolidation brings the NLP libraries: loaded when first asked for, not at start-up.
+    HttpRouter.post(
+      "/api/consolidate",
+      respond(Effect.flatMap(Effect.promise(() => import("../programs/consolidate.js")), ({ consolidatePending }) => stores.run(consolidatePending({}))))
+    )
   )

@@ -5,6 +5,7 @@ import { HttpMiddleware, HttpRouter, HttpServer, HttpServerRequest, HttpServerRe
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Console, Effect } from "effect"
 import type { AwhmConfigShape } from "../domain/Config.js"
+import { GraphStore } from "../services/GraphStore.js"
 import { UiServerError } from "./errors.js"
 import { checkRequest, cookieName, type Guard } from "./guard.js"
 import { deniedHtml, pageHtml, script, style, type Asset } from "./page.js"
@@ -31,10 +32,8 @@ const SECURITY_HEADERS = {
   "cache-control": "no-store"
 } as const
 
-const assetResponse = (a: Asset) =>
-  HttpServerResponse.text(a.body, { contentType: a.contentType }).pipe(
-    HttpServerResponse.setHeader("cache-control", "private, max-age=86400, immutable")
-  )
+const assetResponse = (a: Asset) => HttpServerResponse.text(a.body, { contentType: a.contentType })
+const ASSETS = new Set(["/app.js", "/app.css"])
 
 const guarded = (guard: Guard) =>
   HttpMiddleware.make((app) =>
@@ -58,9 +57,11 @@ const guarded = (guard: Guard) =>
               ? yield* HttpServerResponse.json({ error: verdict.message }, { status: verdict.status }).pipe(Effect.orDie)
               : HttpServerResponse.html(deniedHtml(verdict.message)).pipe(HttpServerResponse.setStatus(verdict.status))
             : yield* app
-      return HttpServerResponse.setHeaders(answer, SECURITY_HEADERS).pipe(
-        (r) => (url.pathname === "/app.js" || url.pathname === "/app.css" ? HttpServerResponse.setHeader(r, "cache-control", "private, max-age=86400, immutable") : r)
-      )
+      const secured = HttpServerResponse.setHeaders(answer, SECURITY_HEADERS)
+      // The page asks for its script and style by content hash: a cached copy is always the right one.
+      return verdict._tag === "allow" && ASSETS.has(url.pathname)
+        ? HttpServerResponse.setHeader(secured, "cache-control", "private, max-age=86400, immutable")
+        : secured
     })
   )
 
@@ -107,6 +108,8 @@ export const serveUi = (config: AwhmConfigShape, options: UiOptions) =>
       ? Console.log(JSON.stringify({ url, port, dataDir: config.dataDir }))
       : Console.log(`awhm ui: serving ${config.dataDir}\nopen ${url}\n(Ctrl-C stops it)`)
     if (options.open) yield* openBrowser(url)
+    // The graph is opened and read while the browser loads the page, which asks for it first.
+    yield* Effect.forkScoped(Effect.ignore(stores.run(Effect.flatMap(GraphStore, (g) => g.load({ withEmbeddings: false })))))
     return yield* Effect.never
   }).pipe(
     Effect.scoped,

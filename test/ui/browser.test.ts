@@ -18,7 +18,8 @@ interface CliNode {
   readonly canonicalKey: string | null
 }
 
-const shotsDir = process.env.AWHM_UI_SCREENSHOTS ?? fs.mkdtempSync(path.join(os.tmpdir(), "awhm-ui-shots-"))
+const keepShots = process.env.AWHM_UI_SCREENSHOTS
+const shotsDir = keepShots ?? fs.mkdtempSync(path.join(os.tmpdir(), "awhm-ui-shots-"))
 
 let data: { readonly dir: string; readonly cleanup: () => void }
 let ui: RunningUi
@@ -70,6 +71,7 @@ afterAll(async () => {
   await browser?.close()
   const code = await ui?.stop()
   data?.cleanup()
+  if (keepShots === undefined) fs.rmSync(shotsDir, { recursive: true, force: true })
   // Stopping with SIGTERM is the normal way out: exit 0, nothing on stderr.
   expect([code, ui?.stderr()]).toEqual([0, ""])
 })
