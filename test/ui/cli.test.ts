@@ -74,4 +74,29 @@ describe("awhm ui", () => {
       cleanup()
     }
   })
+
+  it("reads a JSON-backend data dir through the same programs (Bearer secret for scripts)", async () => {
+    const { dir, cleanup } = makeTempDir()
+    const env = { AWHM_STORAGE_BACKEND: "json" }
+    try {
+      for (const [text, at] of [["My name is Alice", "2026-01-05T10:00:00Z"], ["My name is Bob", "2026-02-10T09:00:00Z"]] as const) {
+        expect((await runAwhm(["log", "--session", "s1", "--role", "user", "--timestamp", at, text], { dataDir: dir, env })).code).toBe(0)
+        expect((await runAwhm(["consolidate"], { dataDir: dir, env })).code).toBe(0)
+      }
+      const ui = await startUi(dir, [], env)
+      try {
+        const get = (p: string) => fetch(`${ui.origin}${p}`, { headers: { authorization: `Bearer ${ui.secret}` } }).then((r) => r.json())
+        const slots = (await get("/api/slots")) as { items: Array<{ key: string; held: { content: string } | null; versions: number }> }
+        expect(slots.items.map((s) => [s.key, s.held?.content, s.versions])).toEqual([["fact:my name", "My name is Bob", 2]])
+        const status = (await get("/api/status")) as { storageBackend: string; graphLocation: string }
+        expect([status.storageBackend, status.graphLocation]).toEqual(["json", path.join(dir, "graph", "memory_graph.json")])
+        expect(await get("/api/node?id=nope")).toEqual({ error: "node nope not found" })
+        expect(await get("/api/slots?limit=500")).toEqual({ error: "limit: Expected a number between 0 and 200, actual 500" })
+      } finally {
+        expect(await ui.stop()).toBe(0)
+      }
+    } finally {
+      cleanup()
+    }
+  })
 })
