@@ -2,7 +2,7 @@ import js from "@eslint/js"
 import tseslint from "typescript-eslint"
 
 // The import boundaries of the code map (README): which rooms may import which.
-const FACES = "cli|hooks|mcp|eval|api|bin"
+const FACES = "cli|hooks|mcp|eval|api|bin|ui"
 const SCHEMA = { name: "@effect/schema", message: "Use effect/Schema" }
 const boundary = (files, regex, message) => ({
   files,

@@ -20,6 +20,16 @@ const buildId = (() => {
 })()
 const define = { __AWHM_BUILD_ID__: JSON.stringify(buildId) }
 
+// The web viewer's page script and style (src/ui/client/), built for the browser and carried in the bin as
+// strings (src/ui/page.ts): `awhm ui` serves them with no files beside it and no network.
+const browserAsset = async (entry, options = {}) =>
+  (await build({ entryPoints: [entry], bundle: true, minify: true, write: false, legalComments: "none", logLevel: "warning", ...options }))
+    .outputFiles[0].text
+const uiDefine = {
+  __AWHM_UI_JS__: JSON.stringify(await browserAsset("src/ui/client/main.ts", { platform: "browser", format: "iife", target: "es2022" })),
+  __AWHM_UI_CSS__: JSON.stringify(await browserAsset("src/ui/client/style.css"))
+}
+
 // Old chunks would otherwise pile up in dist/chunks at every build.
 fs.rmSync("dist/chunks", { recursive: true, force: true })
 
@@ -31,7 +41,7 @@ await build({
   format: "esm",
   splitting: true,
   chunkNames: "chunks/[name]-[hash]",
-  define,
+  define: { ...define, ...uiDefine },
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __awhmCreateRequire } from 'node:module'; const require = __awhmCreateRequire(import.meta.url);"
   }

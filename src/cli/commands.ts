@@ -20,7 +20,8 @@ export const commandLoaders: ReadonlyArray<readonly [string, () => Promise<AnyCo
   ["hook", lazy(() => import("./hook.js").then((m) => m.hookCommand))],
   ["eval", lazy(() => import("./eval.js").then((m) => m.evalCommand))],
   ["mcp", lazy(() => import("./mcp.js").then((m) => m.mcpCommand))],
-  ["model", lazy(() => import("./model.js").then((m) => m.modelCommand))]
+  ["model", lazy(() => import("./model.js").then((m) => m.modelCommand))],
+  ["ui", lazy(() => import("./ui.js").then((m) => m.uiCommand))]
 ]
 
 /** The subcommands needed for argv: only the one named, or all of them (root help, a typo). */

@@ -3,7 +3,7 @@ import * as net from "node:net"
 import { Effect } from "effect"
 import { loadConfig } from "../layers/ConfigLive.js"
 import { acquireLockSync } from "../store/fileLock.js"
-import { type HookReply, type HookRequest, hookSocketDir, hookSocketPath, makeSocketDir } from "../store/hookSocket.js"
+import { type HookReply, type HookRequest, hookSocketDir, hookSocketPath, makeSocketDir, socketAnswers } from "../store/hookSocket.js"
 import { parseHookArgv } from "./argv.js"
 import type { HookIO, HookRunner } from "./io.js"
 import { makeWarmRecall } from "./warmRecall.js"
@@ -38,16 +38,6 @@ const inode = (file: string): number | null => {
     return null
   }
 }
-
-/** Whether a server answers at `socketPath` (a socket file alone may be a dead server's). */
-const answering = (socketPath: string): Promise<boolean> =>
-  new Promise((resolve) => {
-    const socket = net.createConnection(socketPath, () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.on("error", () => resolve(false))
-  })
 
 const listen = (server: net.Server, socketPath: string): Promise<void> =>
   new Promise((resolve, reject) => {
@@ -116,7 +106,7 @@ export const serveHooks = async (options: HookServerOptions): Promise<"stopped" 
   // Only one server per socket: the check and the takeover of a dead server's socket are one step.
   const release = acquireLockSync(socketPath + ".lock")
   try {
-    if (await answering(socketPath)) return "already-running"
+    if (await socketAnswers(socketPath)) return "already-running"
     fs.rmSync(socketPath, { force: true })
     await listen(server, socketPath)
   } finally {

@@ -65,17 +65,23 @@ export const makeWarmRecall = () => {
       return opened
     })
 
-  const retriever = (config: AwhmConfigShape, warn: (line: string) => void) =>
+  /** The open stores for this configuration, reopened first when it changed or the graph file was replaced. */
+  const current = (config: AwhmConfigShape) =>
     Effect.gen(function* () {
       const key = JSON.stringify(config)
       const file = graphFile(config)
       if (warm !== null && (warm.key !== key || (file !== null && fileId(file) !== warm.fileId))) yield* release
       if (warm === null) warm = yield* open(config, key)
-      const layer: WarmRetriever = makeRetrieverLayer({ state: warm.state, warn }).pipe(
-        Layer.provide(Layer.succeedContext(warm.context))
-      )
-      return layer
+      return warm
     })
+
+  /** The long-lived graph store and embedder themselves (for programs beside retrieval). */
+  const context = (config: AwhmConfigShape) => Effect.map(current(config), (w) => w.context)
+
+  const retriever = (config: AwhmConfigShape, warn: (line: string) => void) =>
+    Effect.map(current(config), (w): WarmRetriever =>
+      makeRetrieverLayer({ state: w.state, warn }).pipe(Layer.provide(Layer.succeedContext(w.context)))
+    )
 
   const services: HookServices = { retriever }
 
@@ -89,5 +95,5 @@ export const makeWarmRecall = () => {
       )
     })
 
-  return { services, warmUp, release }
+  return { services, warmUp, release, context }
 }

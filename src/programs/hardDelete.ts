@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import { Effect } from "effect"
 import type { BufferEntry } from "../domain/BufferEntry.js"
 import { NodeNotFound, StorageError } from "../domain/errors.js"
-import type { MemoryNode } from "../domain/Node.js"
+import type { Graph, MemoryNode } from "../domain/Node.js"
 import { listSnapshotFiles, scrubSnapshotFileSync, type SnapshotWalEntry } from "../store/snapshotFile.js"
 import { removeStaleTempFiles } from "../store/tempFiles.js"
 import {
@@ -49,17 +49,19 @@ export interface HardDeleteOptions {
   readonly keepSiblings?: boolean
 }
 
-const messageKey = (sessionId: string, index: number) => `${index}:${sessionId}`
+/** How a deletion names one message (session and index). */
+export const messageKey = (sessionId: string, index: number) => `${index}:${sessionId}`
 
 /** What a deletion removes, as predicates every copy (graph, snapshots, other backend) is scrubbed with. */
-interface Target {
+export interface Target {
   readonly nodeMatches: (n: MemoryNode) => boolean
   readonly entryMatches: (e: Pick<BufferEntry, "content" | "source_msg"> & { readonly session_id?: string | undefined }, sessionId?: string) => boolean
   /** Raw (UTF-8) forms of the deleted texts, to recognise them in files that cannot be parsed. */
   readonly texts: ReadonlyArray<string>
 }
 
-const makeTarget = (doomed: ReadonlyArray<MemoryNode>, messages: ReadonlySet<string>, bySourceMessage: boolean): Target => {
+/** The predicates for what a deletion of these nodes (and these source messages) removes. */
+export const makeTarget = (doomed: ReadonlyArray<MemoryNode>, messages: ReadonlySet<string>, bySourceMessage: boolean): Target => {
   const ids = new Set(doomed.map((n) => n.id))
   const contents = new Set(doomed.map((n) => normalizeContent(n.content)))
   return {
@@ -169,6 +171,18 @@ const scrubEverywhere = (
     return { affected, logEntriesRemoved, bufferEntriesRemoved, snapshotsTouched, nodeDeleted, edgesRemoved, removedIds }
   })
 
+/** The other nodes a deletion takes along: the same text, and (unless kept) the same source message. */
+export const deletionSiblings = (graph: Graph, node: MemoryNode, keepSiblings: boolean): Array<MemoryNode> => {
+  const sourceMessages = new Set(node.sourceRefs.map((r) => messageKey(r.sessionId, r.messageIndex)))
+  const text = normalizeContent(node.content)
+  return Array.from(graph.nodes.values()).filter(
+    (n) =>
+      n.id !== node.id &&
+      (normalizeContent(n.content) === text ||
+        (!keepSiblings && n.sourceRefs.some((r) => sourceMessages.has(messageKey(r.sessionId, r.messageIndex)))))
+  )
+}
+
 /**
  * The hard-delete cascade (REFERENCE-BEHAVIOUR 4.12, plus: siblings from the same source message, the
  * WAL rewritten at once, a salted-hash tombstone, and no copy of the text left in any file). Files are
@@ -188,12 +202,7 @@ export const hardDelete = Effect.fn("hardDelete")(function* (nodeId: string, opt
   if (node === undefined) return yield* new NodeNotFound({ nodeId, message: `node ${nodeId} not found` })
   const sourceMessages = new Set(node.sourceRefs.map((r) => messageKey(r.sessionId, r.messageIndex)))
   const text = normalizeContent(node.content)
-  const siblings = Array.from(graph.nodes.values()).filter(
-    (n) =>
-      n.id !== nodeId &&
-      (normalizeContent(n.content) === text ||
-        (!keepSiblings && n.sourceRefs.some((r) => sourceMessages.has(messageKey(r.sessionId, r.messageIndex)))))
-  )
+  const siblings = deletionSiblings(graph, node, keepSiblings)
 
   // 2. Raw-log messages: exactly the source messages; without refs, entries whose normalized text equals the node's.
   const bySession = new Map<string, Set<number>>()

@@ -130,3 +130,26 @@ export const shutdownHookServers = async (dataDir: string): Promise<number> => {
   )
   return replies.filter((r) => r !== "unavailable").length
 }
+
+/** Whether something answers on a Unix socket (a socket file alone may be a dead server's). */
+export const socketAnswers = (socketPath: string): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = net.createConnection(socketPath, () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.on("error", () => resolve(false))
+  })
+
+/** How many hook servers (of any build) answer for a data dir. */
+export const runningHookServers = async (dataDir: string): Promise<number> => {
+  const dir = hookSocketDir(dataDir)
+  let names: Array<string>
+  try {
+    names = fs.readdirSync(dir).filter((f) => f.startsWith("hook-") && f.endsWith(".sock"))
+  } catch {
+    return 0
+  }
+  const answers = await Promise.all(names.map((f) => socketAnswers(path.join(dir, f))))
+  return answers.filter(Boolean).length
+}

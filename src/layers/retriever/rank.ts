@@ -4,6 +4,7 @@ import type { MemoryNode } from "../../domain/Node.js"
 import type { RetrievalResult, Trace } from "../../domain/Result.js"
 import { normalizeText } from "../../text/canonical.js"
 import { validAt } from "../../domain/time.js"
+import { isCurrent, windowStart } from "../../domain/validity.js"
 
 /** Feature weights of the graph blend (AppConfig defaults: the reference's). */
 export interface BlendWeights {
@@ -36,12 +37,8 @@ export const blendScore = (t: Trace, w: BlendWeights, semantic: boolean, gate = 
   return Math.max(0, s)
 }
 
-/** Start of a node's validity window: validFrom, else its creation time. */
-export const windowStart = (node: MemoryNode): string => node.validFrom ?? node.createdAt
-
-/** Current = active and inside its validity window now (an ended window is history, "does better" 4). */
-export const isCurrent = (node: MemoryNode, now: string): boolean =>
-  node.status === "active" && validAt(windowStart(node), node.validTo, now)
+// Validity rules live in the domain; re-exported for the retrieval modules that import them from here.
+export { isCurrent, windowStart }
 
 export interface EligibilityContext {
   readonly asOf: string | null
