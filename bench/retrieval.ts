@@ -159,7 +159,7 @@ const benchService = async (graph: Graph, messages: ReadonlyArray<RawLogEntry>, 
   const rawLog = Layer.sync(RawLog, () => {
     const bySession = new Map<string, Array<RawLogEntry>>()
     for (const m of messages) bySession.set(m.session_id, [...(bySession.get(m.session_id) ?? []), m])
-    const sessions = [...bySession.keys()].map((sessionId, i) => ({ sessionId, mtimeMs: i }))
+    const sessions = [...bySession.keys()].map((sessionId, i) => ({ sessionId, mtimeMs: i, stamp: String(i) }))
     return RawLog.of({
       append: () => Effect.die("read-only"),
       read: (sid) => Effect.succeed(bySession.get(sid) ?? []),
