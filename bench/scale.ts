@@ -15,6 +15,7 @@ import { seedDataDir } from "./scaleSeed.js"
 
 const BIN = path.join(process.cwd(), "dist", "awhm.mjs")
 const RUNS = Number(process.env["SCALE_BENCH_RUNS"] ?? 5)
+const CONSOLIDATE_RUNS = Number(process.env["SCALE_BENCH_CONSOLIDATE_RUNS"] ?? 3)
 const SIZES = [...(process.env["SCALE_BENCH_SIZES"] ?? "1000,10000,100000").split(",").map(Number), ...(process.env["SCALE_BENCH_1M"] === "1" ? [1_000_000] : [])]
 const QUERIES = [
   "What did Caroline research about adoption agencies?",
@@ -133,7 +134,7 @@ export async function run(): Promise<string> {
       for (const [label, bin] of bins) {
         const lexical = whole(bin, dir, (i) => [...q(i), "--lexical-only"], { AWHM_EMBEDDER: "none" })
         const semantic = modelReady() && !quick ? whole(bin, dir, q) : null
-        const consolidate = quick ? null : consolidateOne(bin, dir, Math.min(3, RUNS), { AWHM_EMBEDDER: modelReady() ? "transformers" : "mock" })
+        const consolidate = quick ? null : consolidateOne(bin, dir, CONSOLIDATE_RUNS, { AWHM_EMBEDDER: modelReady() ? "transformers" : "mock" })
         const w = label === "this build" ? await warm(dir) : null
         rows.push(
           `| ${n.toLocaleString("en-US")} | ${label} | ${cost(lexical)} | ${semantic === null ? "-" : cost(semantic)} | ` +
@@ -152,7 +153,7 @@ export async function run(): Promise<string> {
     `N memories = N graph nodes + N raw-log messages of LoCoMo text (20 per session), 384-dim vectors, SQLite.`,
     `Whole processes: \`node dist/awhm.mjs query "<LoCoMo question>"\` (\`--lexical-only\` with no embedder; "real model" loads`,
     `all-MiniLM-L6-v2) and \`awhm consolidate\` of one new 20-message session (model load included): wall / CPU time,`,
-    `peak RSS, medians of ${RUNS} runs (3 for consolidate) after one run that may build caches. Warm = one library`,
+    `peak RSS, medians of ${RUNS} runs (${CONSOLIDATE_RUNS} for consolidate) after one run that may build caches. Warm = one library`,
     `process (AwhmLive), 40 lexical queries after the first: p50 / p95 wall, median CPU. Disk = the data dir / N.`,
     `Seeding (bulk inserts, vectors computed by the seeder): ${seedTimes.join(", ")}.`,
     "",
