@@ -139,7 +139,8 @@ export const RawLogLive = Layer.effect(
             }
           }
           if (sessionId === null || encodeSessionId(sessionId) !== stem) continue
-          out.push({ sessionId, mtimeMs: fs.statSync(file).mtimeMs })
+          const st = fs.statSync(file)
+          out.push({ sessionId, mtimeMs: st.mtimeMs, stamp: `${st.ino}:${st.size}:${st.mtimeMs}` })
         }
         return out.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.sessionId < b.sessionId ? -1 : 1))
       },

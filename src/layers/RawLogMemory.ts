@@ -33,7 +33,7 @@ export const RawLogMemory = Layer.sync(RawLog, () => {
     append,
     read: (sessionId) => Effect.sync(() => [...(logs.get(sessionId)?.entries ?? [])]),
     sessions: Effect.sync(() =>
-      [...logs.entries()].map(([sessionId, l]) => ({ sessionId, mtimeMs: l.mtimeMs })).sort((a, b) => a.mtimeMs - b.mtimeMs)
+      [...logs.entries()].map(([sessionId, l]) => ({ sessionId, mtimeMs: l.mtimeMs, stamp: String(l.mtimeMs) })).sort((a, b) => a.mtimeMs - b.mtimeMs)
     ),
     removeEntries: (sessionId, indices) =>
       Effect.sync(() => {

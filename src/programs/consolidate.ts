@@ -8,6 +8,7 @@ import { extractCandidates } from "../text/extraction.js"
 import { addKnownName, type KnownNames, knownNames } from "../text/ner.js"
 import { dataPaths } from "../store/paths.js"
 import { type Progress, readProgress, type SessionProgress, withConsolidationLock, writeProgress } from "../store/progress.js"
+import { readConsolidatedLogs, settledMark, writeConsolidatedLogs } from "../store/consolidatedLogs.js"
 import { strengthParams } from "../domain/strength.js"
 import { nowIso } from "../domain/time.js"
 import { AppConfig } from "../services/AppConfig.js"
@@ -173,6 +174,25 @@ const commitGroup = (jobs: ReadonlyArray<Job>, state: { embedderFailed: boolean 
   })
 
 /**
+ * Records which logs this run left with nothing pending, kept only where the progress file (re-read under
+ * the lock) still holds the index they were checked against. Best effort: without it the next run reads them.
+ */
+const recordSettled = (dataDir: string, settled: ReadonlyMap<string, { readonly stamp: string; readonly index: number }>) =>
+  Effect.gen(function* () {
+    const paths = dataPaths(dataDir)
+    const progress = yield* readProgress(paths.progress, nowIso())
+    const marks = readConsolidatedLogs(paths.consolidatedLogs)
+    for (const [sid, { stamp, index }] of settled) {
+      if (progress.get(sid)?.lastMsgIndex === index) marks.set(sid, settledMark(stamp, index))
+      else marks.delete(sid)
+    }
+    yield* Effect.try(() => writeConsolidatedLogs(paths.consolidatedLogs, marks))
+  }).pipe(
+    (body) => withConsolidationLock(dataDir, body),
+    Effect.catchAll(() => Effect.void)
+  )
+
+/**
  * Consolidates every session with pending messages (oldest log first), or just `options.sessionId`.
  * Sessions are committed in groups, each atomically (graph and progress together): a failure leaves
  * the failing group's graph changes and progress unwritten, and groups already committed stay committed.
@@ -180,8 +200,15 @@ const commitGroup = (jobs: ReadonlyArray<Job>, state: { embedderFailed: boolean 
 export const consolidatePending = Effect.fn("consolidatePending")(function* (options: ConsolidateOptions = {}) {
   const config = yield* AppConfig
   const rawLog = yield* RawLog
-  const ids = options.sessionId !== undefined ? [options.sessionId] : (yield* rawLog.sessions).map((s) => s.sessionId)
-  const progress = yield* readProgress(dataPaths(config.dataDir).progress, nowIso())
+  const paths = dataPaths(config.dataDir)
+  // One named session is read as it is; a full run skips the logs unchanged since they were consolidated.
+  const listed: ReadonlyArray<{ readonly sessionId: string; readonly stamp: string | null }> =
+    options.sessionId !== undefined ? [{ sessionId: options.sessionId, stamp: null }] : yield* rawLog.sessions
+  const ids = listed.map((s) => s.sessionId)
+  const progress = yield* readProgress(paths.progress, nowIso())
+  const marks = options.sessionId !== undefined ? new Map<string, string>() : readConsolidatedLogs(paths.consolidatedLogs)
+  // Sessions found fully consolidated, with the log stamp and progress index to record for the next run.
+  const settled = new Map<string, { readonly stamp: string; readonly index: number }>()
   // Loaded on first need (a run with nothing pending never reads the graph), then kept for the run.
   let known: KnownNames | null = null
   const knownNow = Effect.suspend(() =>
@@ -207,14 +234,21 @@ export const consolidatePending = Effect.fn("consolidatePending")(function* (opt
     group = []
     size = 0
   })
-  for (const sessionId of ids) {
+  for (const { sessionId, stamp } of listed) {
+    const upTo = progress.get(sessionId)?.lastMsgIndex ?? null
+    if (stamp !== null && upTo !== null && marks.get(sessionId) === settledMark(stamp, upTo)) continue
     const job = yield* prepareJob(sessionId, progress, knownNow)
-    if (job === null) continue
+    if (job === null) {
+      if (stamp !== null && upTo !== null) settled.set(sessionId, { stamp, index: upTo })
+      continue
+    }
+    if (stamp !== null) settled.set(sessionId, { stamp, index: job.upTo })
     group.push(job)
     size += job.candidates.length
     if (size >= GROUP_CANDIDATES) yield* flush
   }
   yield* flush
+  if (settled.size > 0) yield* recordSettled(config.dataDir, settled)
   return { newNodes, sessions } satisfies ConsolidationReport as ConsolidationReport
 })
 

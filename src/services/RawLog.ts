@@ -15,6 +15,8 @@ export interface SessionInfo {
   readonly sessionId: string
   /** Last modification time of the session's log (ms since epoch): consolidation walks sessions in this order. */
   readonly mtimeMs: number
+  /** Changes whenever the log does (an append, a removal, a replaced file): consolidation skips an unchanged log. */
+  readonly stamp: string
 }
 
 export interface RawLogShape {

@@ -50,6 +50,8 @@ export const dataPaths = (dataDir: string) => ({
   walFile: (sessionId: string) => path.join(dataDir, "wal", encodeSessionId(sessionId) + ".wal"),
   meta: path.join(dataDir, "meta"),
   progress: path.join(dataDir, "meta", "consolidated_sessions.json"),
+  /** Which log state each session's progress was recorded against (lets consolidation skip unchanged logs). */
+  consolidatedLogs: path.join(dataDir, "meta", "consolidated_logs.json"),
   tombstones: path.join(dataDir, "meta", "deletion_tombstones.jsonl"),
   ledger: path.join(dataDir, "meta", "deletion_ledger.jsonl"),
   salt: path.join(dataDir, "meta", "tombstone_salt"),

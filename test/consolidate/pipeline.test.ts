@@ -236,7 +236,7 @@ describe("failures", () => {
         rawLog: Layer.succeed(RawLog, RawLog.of({
           append: () => Effect.die("unused"),
           read: () => Effect.fail(new StorageErrorClass({ operation: "read log", path: "/x/s1.jsonl", message: "permission denied" })),
-          sessions: Effect.succeed([{ sessionId: "s1", mtimeMs: 1 }]),
+          sessions: Effect.succeed([{ sessionId: "s1", mtimeMs: 1, stamp: "1" }]),
           removeEntries: () => Effect.die("unused"),
           stats: Effect.succeed({ sessions: 1, messages: 0 })
         }))

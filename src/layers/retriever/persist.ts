@@ -4,7 +4,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { indexDir, writeIndexUnlessDeleted } from "../../store/indexFiles.js"
-import type { GraphView } from "./GraphView.js"
 import type { RawDoc, RawLogView } from "./RawLogView.js"
 
 export interface PersistTarget {
@@ -17,7 +16,6 @@ export interface PersistTarget {
 
 const viewFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog.bin")
 const vectorFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog-vectors.bin")
-const graphFile = (dataDir: string) => path.join(indexDir(dataDir), "graph-lexical.bin")
 
 // A cache file: "AWIX", the JSON length, the JSON (metadata), padding to 4 bytes, the lexical index's binary.
 const FILE_MAGIC = "AWIX"
@@ -38,33 +36,6 @@ const unpack = (buf: Buffer): { readonly meta: unknown; readonly lexical: Uint8A
   return { meta, lexical: buf.subarray(8 + len + ((4 - (len % 4)) % 4)) }
 }
 
-/** Gives an empty graph view its saved lexical index (best effort). */
-export const loadGraphLexical = (target: PersistTarget, view: GraphView): boolean => {
-  try {
-    const file = unpack(fs.readFileSync(graphFile(target.dataDir)))
-    return file !== null && view.restoreLexical(file.meta, file.lexical)
-  } catch {
-    return false
-  }
-}
-
-/** Saves the graph view's lexical index; a failure reason or null. */
-export const saveGraphLexical = (target: PersistTarget, view: GraphView): string | null => {
-  try {
-    const data = pack(view.lexicalData(), view.lexical.toBinary())
-    if (writeIndexUnlessDeleted(target.dataDir, target.stamp, () => replaceFile(graphFile(target.dataDir), data))) {
-      view.unsaved = { indexed: 0, removed: false }
-    }
-    return null
-  } catch (e) {
-    return e instanceof Error && "code" in e ? String((e as NodeJS.ErrnoException).code) : "write failed"
-  }
-}
-
-/**
- * Deletes the retrieval cache (it holds copies of logged text and embeddings of it). Hard delete calls this
- * so no deleted text survives in it; the next query rebuilds the index from the logs.
- */
 /**
  * Whether saving is worth its cost: rewriting the files takes longer than re-indexing a few messages, so a
  * prompt hook that only added its own prompt leaves the files alone; removals are saved at once (deleted
@@ -141,6 +112,10 @@ export const storedVectors = (dataDir: string, modelId: string): ReadonlyArray<r
     return []
   }
 }
+
+/** Writes a message-vector file from scratch (the bench's seeder: vectors computed elsewhere). */
+export const writeMessageVectors = (target: PersistTarget, records: ReadonlyArray<readonly [string, Float32Array]>): void =>
+  replaceFile(vectorFile(target.dataDir), Buffer.concat([header(target.modelId), encodeRecords(records)]))
 
 /** Fills an empty view from the cache (best effort: an unusable cache is ignored). True when it did. */
 export const loadPersisted = (target: PersistTarget, view: RawLogView): boolean => {

@@ -3,8 +3,8 @@
 import type { MemoryNode } from "../../domain/Node.js"
 import type { RetrievalResult, Trace } from "../../domain/Result.js"
 import { normalizeText } from "../../text/canonical.js"
-import { validAt } from "../../domain/time.js"
-import { isCurrent, windowStart } from "../../domain/validity.js"
+import { admits, type NodeFilter } from "../../domain/nodeFilter.js"
+import { isCurrent } from "../../domain/validity.js"
 
 /** Feature weights of the graph blend (AppConfig defaults: the reference's). */
 export interface BlendWeights {
@@ -37,26 +37,17 @@ export const blendScore = (t: Trace, w: BlendWeights, semantic: boolean, gate = 
   return Math.max(0, s)
 }
 
-// Validity rules live in the domain; re-exported for the retrieval modules that import them from here.
-export { isCurrent, windowStart }
+export { isCurrent, windowStart } from "../../domain/validity.js"
 
-export interface EligibilityContext {
-  readonly asOf: string | null
-  readonly includeHistory: boolean
-  readonly now: string
-  readonly scope: string | null
-}
+/** What a query admits (the store's NodeFilter). */
+export type EligibilityContext = NodeFilter
 
 /**
  * Which graph nodes may be ranked: with asOf, those whose half-open window [validFrom ?? createdAt, validTo)
  * holds that moment, whatever their status; without, current nodes (all with includeHistory). Scoped
  * queries see their scope and global (null-scope) memory.
  */
-export const isEligible = (node: MemoryNode, ctx: EligibilityContext): boolean => {
-  if (ctx.scope !== null && node.scope !== null && node.scope !== ctx.scope) return false
-  if (ctx.asOf !== null) return validAt(windowStart(node), node.validTo, ctx.asOf)
-  return ctx.includeHistory || isCurrent(node, ctx.now)
-}
+export const isEligible = admits
 
 /** 1 when a node counts as true at the moment asked about (always with asOf), else 0 (the penalty applies). */
 export const statusBonus = (node: MemoryNode, ctx: EligibilityContext): number =>

@@ -1,0 +1,26 @@
+import * as fs from "node:fs"
+import { atomicWriteFileSync } from "./atomicWrite.js"
+
+// `meta/consolidated_logs.json`: for each session, the log's stamp (RawLog SessionInfo.stamp) and the
+// progress index it was consolidated up to, as "stamp@index". A session whose log still has that stamp and
+// whose progress still says that index has nothing pending, so consolidation need not read its log. A hint
+// only: a missing or unreadable file means every log is read, as before.
+
+/** The entry recorded for a session consolidated up to `index` while its log had `stamp`. */
+export const settledMark = (stamp: string, index: number): string => `${stamp}@${index}`
+
+export const readConsolidatedLogs = (file: string): Map<string, string> => {
+  try {
+    const parsed = JSON.parse(fs.readFileSync(file, "utf8")) as { version?: unknown; logs?: unknown }
+    if (parsed.version !== 1 || typeof parsed.logs !== "object" || parsed.logs === null) return new Map()
+    return new Map(Object.entries(parsed.logs as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === "string"))
+  } catch {
+    return new Map()
+  }
+}
+
+/** Replaces the file (callers hold the consolidation lock). */
+export const writeConsolidatedLogs = (file: string, logs: ReadonlyMap<string, string>): void => {
+  const sorted = Object.fromEntries([...logs.keys()].sort().map((k) => [k, logs.get(k)!]))
+  atomicWriteFileSync(file, JSON.stringify({ version: 1, logs: sorted }) + "\n")
+}
