@@ -2,6 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect } from "effect"
 import { StorageError } from "../domain/errors.js"
+import { ensurePrivateDir } from "./privateDir.js"
 
 /** A lock held longer than this by a live process is still honoured; a dead holder's lock is broken at once. */
 const STALE_MS = 30_000
@@ -34,7 +35,7 @@ const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuf
  * it guards are short file appends and rewrites.
  */
 export const acquireLockSync = (lockPath: string): (() => void) => {
-  fs.mkdirSync(path.dirname(lockPath), { recursive: true })
+  ensurePrivateDir(path.dirname(lockPath))
   const started = Date.now()
   let wait = 1
   for (;;) {

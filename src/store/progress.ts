@@ -1,4 +1,5 @@
 import * as fs from "node:fs"
+import { readFileNoFollow } from "./noFollow.js"
 import { Effect, Either, Schema } from "effect"
 import { CorruptFile, StorageError } from "../domain/errors.js"
 import { atomicWriteFileSync } from "./atomicWrite.js"
@@ -64,7 +65,7 @@ export const renderProgress = (progress: Progress): string => {
 export const readProgress = (file: string, now: string): Effect.Effect<Progress, StorageError | CorruptFile> =>
   Effect.gen(function* () {
     const text = yield* Effect.try({
-      try: () => (fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null),
+      try: () => (fs.existsSync(file) ? readFileNoFollow(file).toString("utf8") : null),
       catch: (e) => new StorageError({ operation: "read consolidation progress", path: file, message: `cannot read ${file}: ${(e as Error).message}` })
     })
     if (text === null) return new Map<string, SessionProgress>()
