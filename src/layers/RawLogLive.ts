@@ -10,7 +10,7 @@ import { adoptLiteSessionFiles } from "../store/liteNames.js"
 import { appendNoFollow, readFileNoFollow } from "../store/noFollow.js"
 import { dataPaths, decodeSessionId, encodeSessionId } from "../store/paths.js"
 import { ensurePrivateDir } from "../store/privateDir.js"
-import { resolveTimestamp, validateSessionId } from "../domain/input.js"
+import { resolveTimestamp, validateContent, validateSessionId } from "../domain/input.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { RawLog, type SessionInfo } from "../services/RawLog.js"
 
@@ -77,6 +77,7 @@ export const RawLogLive = Layer.effect(
     }) {
       const sessionId = yield* validateSessionId(input.sessionId)
       const timestamp = yield* resolveTimestamp(input.timestamp)
+      yield* validateContent(input.content, config.maxMessageChars)
       const file = paths.logFile(sessionId)
       return yield* locked(
         sessionId,

@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { errorLine } from "../domain/errors.js"
-import { parseAsOf, parseRole } from "../domain/input.js"
+import { parseAsOf, parseRole, validateQuery } from "../domain/input.js"
+import { AppConfig } from "../services/AppConfig.js"
 import { Retriever } from "../services/Retriever.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
 import { consolidatePending } from "../programs/consolidate.js"
@@ -32,6 +33,7 @@ export const memoryQuery = (sessionId: string) =>
   }) {
     const query = params.query.trim()
     if (query === "") return yield* new McpToolError({ message: "Invalid query: it must not be empty." })
+    yield* asToolError(validateQuery(query, (yield* AppConfig).maxMessageChars))
     const asOf = yield* asToolError(parseAsOf(params.as_of?.trim() === "" ? null : params.as_of, "as_of"))
     const retriever = yield* Retriever
     const results = yield* asToolError(

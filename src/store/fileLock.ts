@@ -1,7 +1,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect } from "effect"
-import { StorageError } from "../domain/errors.js"
+import { type StorageError, storageFailure } from "../domain/errors.js"
 import { ensurePrivateDir } from "./privateDir.js"
 
 /** A lock held longer than this by a live process is still honoured; a dead holder's lock is broken at once. */
@@ -78,7 +78,7 @@ export const withFileLock = <A, E, R>(
   Effect.acquireUseRelease(
     Effect.try({
       try: () => acquireLockSync(lockPath),
-      catch: (e) => new StorageError({ operation: "lock", path: lockPath, message: String(e) })
+      catch: storageFailure("lock", lockPath)
     }),
     () => body,
     (release) => Effect.sync(release)
