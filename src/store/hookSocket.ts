@@ -45,7 +45,7 @@ export const hookTokenFile = (dataDir: string): string => path.join(dataPaths(da
 const ownerOnly = (dir: string): boolean => {
   try {
     const st = fs.lstatSync(dir)
-    return privateDirProblem(dir, st) === null && (st.mode & 0o077) === 0
+    return privateDirProblem(st) === null && (st.mode & 0o077) === 0
   } catch {
     return false
   }

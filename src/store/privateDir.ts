@@ -8,13 +8,13 @@ const currentUid = (): number | null => (typeof process.getuid === "function" ? 
 
 const modeText = (st: fs.Stats) => (st.mode & 0o7777).toString(8).padStart(4, "0")
 
-/** Why `dir` (its lstat, or its stat for a data dir named through a link) is not a private folder, or null. */
-export const privateDirProblem = (dir: string, st: fs.Stats): string | null => {
-  if (st.isSymbolicLink()) return `${dir} is a symbolic link`
-  if (!st.isDirectory()) return `${dir} is not a directory`
+/** Why a folder (its lstat, or its stat for a data dir named through a link) is not private, or null. */
+export const privateDirProblem = (st: fs.Stats): string | null => {
+  if (st.isSymbolicLink()) return "it is a symbolic link"
+  if (!st.isDirectory()) return "it is not a directory"
   const uid = currentUid()
-  if (uid !== null && st.uid !== uid) return `${dir} belongs to another user (uid ${st.uid})`
-  if ((st.mode & 0o022) !== 0) return `${dir} is writable by other users (mode ${modeText(st)})`
+  if (uid !== null && st.uid !== uid) return `it belongs to another user (uid ${st.uid})`
+  if ((st.mode & 0o022) !== 0) return `it is writable by other users (mode ${modeText(st)})`
   return null
 }
 
@@ -22,18 +22,18 @@ export const privateDirProblem = (dir: string, st: fs.Stats): string | null => {
  * Why the folder that holds a private folder cannot be trusted, or null: it is this user's or root's, and
  * writable by others only when sticky (like /tmp), so nobody else can move what awhm keeps in it.
  */
-const parentDirProblem = (dir: string, st: fs.Stats): string | null => {
-  if (!st.isDirectory()) return `${dir} is not a directory`
+const parentDirProblem = (st: fs.Stats): string | null => {
+  if (!st.isDirectory()) return "it is not a directory"
   const uid = currentUid()
-  if (uid !== null && st.uid !== uid && st.uid !== 0) return `${dir} belongs to another user (uid ${st.uid})`
-  if ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) return `${dir} is writable by other users (mode ${modeText(st)})`
+  if (uid !== null && st.uid !== uid && st.uid !== 0) return `it belongs to another user (uid ${st.uid})`
+  if ((st.mode & 0o022) !== 0 && (st.mode & 0o1000) === 0) return `it is writable by other users (mode ${modeText(st)})`
   return null
 }
 
 /** A folder awhm will not use; the message is one line naming it and what is wrong. */
 export class UnsafeFolder extends Error {
-  constructor(problem: string) {
-    super(`refusing to use ${problem}: awhm's folders must be real directories owned by you and writable only by you`)
+  constructor(dir: string, problem: string) {
+    super(`refusing to use ${dir}: ${problem}; awhm's folders must be real directories owned by you and writable only by you`)
   }
 }
 
@@ -60,11 +60,17 @@ const makeMissing = (dir: string): void => {
   if (!mkdirOne(dir)) throw new Error(`cannot create ${dir}: ENOENT`)
 }
 
+const checkParent = (dir: string): void => {
+  const parent = path.dirname(dir)
+  const problem = parent === dir ? null : parentDirProblem(fs.statSync(parent))
+  if (problem !== null) throw new UnsafeFolder(parent, problem)
+}
+
 /** Throws UnsafeFolder unless `dir` is a private folder of this user's in a folder nobody else can rearrange. */
 export const checkPrivateDir = (dir: string): void => {
-  const parent = path.dirname(dir)
-  const problem = privateDirProblem(dir, fs.lstatSync(dir)) ?? (parent === dir ? null : parentDirProblem(parent, fs.statSync(parent)))
-  if (problem !== null) throw new UnsafeFolder(problem)
+  const own = privateDirProblem(fs.lstatSync(dir))
+  if (own !== null) throw new UnsafeFolder(dir, own)
+  checkParent(dir)
 }
 
 /**
@@ -92,10 +98,9 @@ export const checkDataDir = (root: string): void => {
     if (errno(e) === "ENOENT") return
     throw new Error(`cannot open the data dir ${root}: ${errno(e) ?? String(e)}`)
   }
-  const parent = path.dirname(real)
-  const problem =
-    privateDirProblem(root, fs.statSync(real)) ?? (parent === real ? null : parentDirProblem(parent, fs.statSync(parent)))
-  if (problem !== null) throw new UnsafeFolder(problem)
+  const problem = privateDirProblem(fs.statSync(real))
+  if (problem !== null) throw new UnsafeFolder(root, problem)
+  checkParent(real)
   for (const name of DATA_FOLDERS) {
     const dir = path.join(root, name)
     let st: fs.Stats
@@ -105,7 +110,7 @@ export const checkDataDir = (root: string): void => {
       if (errno(e) === "ENOENT") continue
       throw e
     }
-    const folderProblem = privateDirProblem(dir, st)
-    if (folderProblem !== null) throw new UnsafeFolder(folderProblem)
+    const folderProblem = privateDirProblem(st)
+    if (folderProblem !== null) throw new UnsafeFolder(dir, folderProblem)
   }
 }
