@@ -59,11 +59,7 @@ export const awhmConfig = Config.all({
   anthropicApiKey: Config.option(Config.redacted("anthropic_api_key")).pipe(Config.map(Option.getOrNull)),
   correctionWindowMessages: int("correction_window_messages", 3),
   nerLabels: Config.array(Config.string(), "ner_labels").pipe(
-    Config.map((labels) => labels.map((l) => l.trim())),
-    Config.validate({
-      message: "must be entity labels such as PERSON,ORG (capital letters and _)",
-      validation: (labels) => labels.length > 0 && labels.every((l) => /^[A-Z][A-Z_]*$/.test(l))
-    }),
+    Config.map((labels) => labels.map((l) => l.trim().toUpperCase())),
     Config.withDefault([...DEFAULT_NER_LABELS])
   ),
   bufferFlushInterval: num("buffer_flush_interval", 30, 0.001),

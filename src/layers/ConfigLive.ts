@@ -127,6 +127,9 @@ export const loadConfig = (
           : new ConfigurationError({ message: `invalid configuration: ${Cause.pretty(cause).split("\n")[0]}` })
       })
     )
+    if (values.nerLabels.length === 0 || !values.nerLabels.every((l) => /^[A-Z][A-Z_]*$/.test(l))) {
+      return yield* new ConfigurationError({ message: "invalid configuration: ner_labels: must be entity labels such as PERSON,ORG (letters and _)" })
+    }
     return { ...values, dataDir }
   })
 
