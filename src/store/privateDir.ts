@@ -84,7 +84,7 @@ export const ensurePrivateDir = (dir: string): string => {
 }
 
 /** The folders of a data dir (README "Data directory"). */
-const DATA_FOLDERS = ["logs", "wal", "graph", "meta", "index", "snapshots", "locks", "run"] as const
+const DATA_FOLDERS = ["logs", "wal", "graph", "meta", "index", "snapshots", "locks", "run", "models"] as const
 
 /**
  * Checks an existing data dir and its folders before anything in it is read; a missing one is made
