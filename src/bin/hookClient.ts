@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process"
 import { buildId } from "../runtime/buildId.js"
-import { askHookServer, awhmEnv, hookSocketDir, hookSocketPath, privateSocketDir } from "../store/hookSocket.js"
+import { askHookServer, awhmEnv, hookSocketPath, MAX_REQUEST_BYTES, privateSocketDir } from "../store/hookSocket.js"
 import { resolveDataDir } from "../store/paths.js"
 import { readProcessStdin } from "../runtime/stdin.js"
 import { parseHookArgv } from "../hooks/argv.js"
@@ -49,11 +49,15 @@ export const runHook = async (args: ReadonlyArray<string>): Promise<void> => {
   if (!served || build === null) return runHookInProcess(args)
   const stdin = await readProcessStdin()
   const dataDir = resolveDataDir(parsed.dataDir, process.env)
-  const dir = hookSocketDir(dataDir)
-  const reply = privateSocketDir(dir)
-    ? await askHookServer(hookSocketPath(dataDir, build), { argv: args, env: awhmEnv(process.env), stdin }, REPLY_TIMEOUT_MS)
-    : "unavailable"
-  if (reply !== "unavailable") {
+  const socketPath = hookSocketPath(dataDir, build)
+  // A payload the server would refuse is run here (where an over-long prompt is stored cut).
+  const reply =
+    privateSocketDir(dataDir) && Buffer.byteLength(stdin) < MAX_REQUEST_BYTES - 64 * 1024
+      ? await askHookServer(dataDir, socketPath, { argv: args, env: awhmEnv(process.env), stdin }, REPLY_TIMEOUT_MS)
+      : "unavailable"
+  if (reply === "unproven") {
+    process.stderr.write(`awhm hook: ${socketPath} did not prove it is this data dir's hook server; not using it\n`)
+  } else if (reply !== "unavailable") {
     debug("answered by the hook server")
     process.stdout.write(reply.stdout)
     process.stderr.write(reply.stderr)
@@ -62,5 +66,5 @@ export const runHook = async (args: ReadonlyArray<string>): Promise<void> => {
   }
   debug("no hook server; running in this process")
   await runHookInProcess(args, stdin)
-  startServer(dataDir)
+  if (reply === "unavailable") startServer(dataDir)
 }

@@ -3,6 +3,7 @@ import { Console, Effect, Layer, Option } from "effect"
 import type { AwhmConfigShape } from "../domain/Config.js"
 import type { ConfigurationError } from "../domain/errors.js"
 import { loadConfig } from "../layers/ConfigLive.js"
+import { printableLines } from "../text/printable.js"
 import { AppConfig } from "../services/AppConfig.js"
 
 /** `--data-dir DIR`, accepted by every command (overrides AWHM_DATA_DIR). */
@@ -31,6 +32,6 @@ export const withConfig = <A, E, R>(
     f(config).pipe(Effect.provide(Layer.succeed(AppConfig, config)))
   ) as Effect.Effect<A, E | ConfigurationError, Exclude<R, AppConfig>>
 
-/** Prints a result: JSON (one value, nothing else on stdout) or the human text. */
+/** Prints a result: JSON (one value, nothing else on stdout) or the human text, its control characters escaped. */
 export const output = (json: boolean, value: unknown, human: () => string) =>
-  json ? Console.log(JSON.stringify(value)) : Console.log(human())
+  json ? Console.log(JSON.stringify(value)) : Console.log(printableLines(human()))

@@ -1,4 +1,5 @@
 import { Command, Options } from "@effect/cli"
+import { printable } from "../text/printable.js"
 import { Effect, Layer, Option } from "effect"
 import { embedderLayer, graphStoreLayer, stage2Layer } from "../layers/Main.js"
 import { RawLogLive } from "../layers/RawLogLive.js"
@@ -19,13 +20,13 @@ const stage2Model = Options.text("stage2-model").pipe(Options.withDescription("S
 const human = (r: ConsolidationReport): string => {
   const ids = Object.keys(r.sessions)
   if (ids.length === 0) return "No pending sessions to consolidate."
-  const lines = ids.map((id) => `  ${id}: ${r.sessions[id]} new node(s)`)
+  const lines = ids.map((id) => `  ${printable(id)}: ${r.sessions[id]} new node(s)`)
   return [`Consolidated ${ids.length} session(s), ${r.newNodes} new node(s):`, ...lines].join("\n")
 }
 
 /** Progress lines go to stderr, and only for a person watching a terminal. */
 const progressLine = (done: number, total: number, sessionId: string, created: number) => {
-  if (process.stderr.isTTY) process.stderr.write(`awhm: [${done}/${total}] ${sessionId}: ${created} new node(s)\n`)
+  if (process.stderr.isTTY) process.stderr.write(`awhm: [${done}/${total}] ${printable(sessionId)}: ${created} new node(s)\n`)
 }
 
 /** `awhm consolidate`: Stage 1 (and Stage 2 with --stage2) on the sessions' new messages. */

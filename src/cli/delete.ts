@@ -1,4 +1,5 @@
 import { Args, Command, Options } from "@effect/cli"
+import { printable } from "../text/printable.js"
 import { Console, Effect } from "effect"
 import { storesLayer } from "../layers/Main.js"
 import { type DeletionResult, hardDelete } from "../programs/hardDelete.js"
@@ -14,7 +15,7 @@ const human = (r: DeletionResult) =>
     `deleted node: ${r.nodeDeleted ? "yes" : "no"}; edges removed: ${r.edgesRemoved}`,
     `sibling nodes removed: ${r.siblingsRemoved.length === 0 ? "none" : r.siblingsRemoved.join(", ")}`,
     `raw-log messages removed: ${r.logEntriesRemoved} (${r.matchStrategy}); buffer entries removed: ${r.bufferEntriesRemoved}`,
-    `sessions affected: ${r.affectedSessions.length === 0 ? "none" : r.affectedSessions.join(", ")}; snapshots scrubbed: ${r.snapshotsTouched}`,
+    `sessions affected: ${r.affectedSessions.length === 0 ? "none" : r.affectedSessions.map(printable).join(", ")}; snapshots scrubbed: ${r.snapshotsTouched}`,
     `tombstone ${r.tombstoneId}, ledger record ${r.ledgerRecordId}`
   ].join("\n")
 

@@ -1,4 +1,5 @@
 import { Args, Command, Options } from "@effect/cli"
+import { printable } from "../text/printable.js"
 import { Effect, Layer, Option } from "effect"
 import { RawLogLive } from "../layers/RawLogLive.js"
 import { SessionBufferLive } from "../layers/SessionBufferLive.js"
@@ -33,7 +34,7 @@ export const logCommand = Command.make(
           args.json,
           { sessionId: result.entry.session_id, messageIndex: result.entry.index, bufferEntries: result.bufferEntries },
           () =>
-            `logged message ${result.entry.index} in session ${result.entry.session_id}` +
+            `logged message ${result.entry.index} in session ${printable(result.entry.session_id)}` +
             (result.caught.length > 0 ? ` (buffered: ${result.caught.map((c) => c.type).join(", ")})` : "")
         )
       }).pipe(Effect.provide(Layer.merge(RawLogLive, SessionBufferLive)))

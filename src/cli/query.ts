@@ -2,6 +2,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { retrievalLayer } from "../layers/Main.js"
 import { parseAsOf } from "../domain/input.js"
+import { validateQuery } from "../domain/input.js"
 import { formatResults, retrieve } from "../programs/retrieve.js"
 import { dataDirOption, flagMap, jsonOption, output, withConfig } from "./common.js"
 
@@ -35,6 +36,7 @@ export const queryCommand = Command.make(
     withConfig(flagMap(args.dataDir), (config) =>
       Effect.gen(function* () {
         const moment = yield* parseAsOf(Option.getOrNull(args.asOf))
+        yield* validateQuery(args.text, config.maxMessageChars)
         const results = yield* retrieve(args.text, {
           ...(Option.isSome(args.k) ? { k: args.k.value } : {}),
           includeHistory: args.includeHistory || config.includeHistoryByDefault,

@@ -7,7 +7,7 @@ export const DEFAULT_NER_LABELS = [
 
 const num = (name: string, def: number, min = 0, max = Number.POSITIVE_INFINITY) =>
   Config.number(name).pipe(
-    Config.validate({ message: max === Number.POSITIVE_INFINITY ? `must be a number >= ${min}` : `must be a number between ${min} and ${max}`, validation: (n) => n >= min && n <= max }),
+    Config.validate({ message: max === Number.POSITIVE_INFINITY ? `must be a number >= ${min}` : `must be a number between ${min} and ${max}`, validation: (n) => Number.isFinite(n) && n >= min && n <= max }),
     Config.withDefault(def)
   )
 const int = (name: string, def: number, min = 0) =>
@@ -58,7 +58,10 @@ export const awhmConfig = Config.all({
   stage2TimeoutSeconds: num("stage2_timeout_seconds", 180, 1),
   anthropicApiKey: Config.option(Config.redacted("anthropic_api_key")).pipe(Config.map(Option.getOrNull)),
   correctionWindowMessages: int("correction_window_messages", 3),
-  nerLabels: Config.array(Config.string(), "ner_labels").pipe(Config.withDefault([...DEFAULT_NER_LABELS])),
+  nerLabels: Config.array(Config.string(), "ner_labels").pipe(
+    Config.map((labels) => labels.map((l) => l.trim().toUpperCase())),
+    Config.withDefault([...DEFAULT_NER_LABELS])
+  ),
   bufferFlushInterval: num("buffer_flush_interval", 30, 0.001),
   annIndexType: Config.string("ann_index_type").pipe(Config.withDefault("none")),
   deleteSnapshotsOnHardDelete: bool("delete_snapshots_on_hard_delete", true),
@@ -72,6 +75,8 @@ export const awhmConfig = Config.all({
   embedder: Config.literal("transformers", "mock", "none")("embedder").pipe(Config.withDefault("transformers" as const)),
   modelId: Config.string("model_id").pipe(Config.withDefault("Xenova/all-MiniLM-L6-v2")),
   modelDir: optString("model_dir"),
+  /** The longest message or query accepted, in characters: longer ones are refused (hooks store them cut). */
+  maxMessageChars: int("max_message_chars", 100_000, 1),
   /** Upper bound on the characters the prompt hook injects as context. */
   hookContextChars: int("hook_context_chars", 2000, 1),
   /** "project": hooks tag messages with the payload's cwd and recall that project's memories plus global ones; "global": one shared memory. */

@@ -40,10 +40,30 @@ export const errorLine = (error: unknown): string => {
   return text.split("\n")[0] ?? ""
 }
 
+/** The system's or SQLite's error code of an error or of one of its causes. */
+export const errorCode = (e: unknown): string | undefined => {
+  for (let cur: unknown = e, depth = 0; cur !== null && typeof cur === "object" && depth < 5; depth++) {
+    const code = (cur as { code?: unknown }).code
+    if (typeof code === "string") return code
+    cur = (cur as { cause?: unknown }).cause
+  }
+  return undefined
+}
+
+/** Codes that mean there is no room left: the disk, or this user's quota, is full. */
+export const DISK_FULL_CODES: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT", "SQLITE_FULL"])
+
+/** The one line for a write that failed because the disk is full. */
+export const diskFull = (operation: string, file: string): StorageError =>
+  new StorageError({ operation, path: file, message: `the disk is full: could not ${operation} ${file}; free some space and try again` })
+
 /** A failed file operation as a StorageError: what was done, to which file, and the system's error code. */
-export const storageFailure = (operation: string, file: string) => (e: unknown): StorageError =>
-  new StorageError({
-    operation,
-    path: file,
-    message: `could not ${operation} ${file}: ${(e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e))}`
-  })
+export const storageFailure = (operation: string, file: string) => (e: unknown): StorageError => {
+  const code = errorCode(e)
+  if (code !== undefined && DISK_FULL_CODES.has(code)) return diskFull(operation, file)
+  const why =
+    code === "ELOOP"
+      ? "it is a symbolic link, and awhm never follows one inside its data dir"
+      : code ?? (e instanceof Error ? e.message : String(e))
+  return new StorageError({ operation, path: file, message: `could not ${operation} ${file}: ${why}` })
+}

@@ -40,3 +40,37 @@ export const parseAsOf = (input: string | null | undefined, name = "--as-of"): E
       )
     : Effect.succeed(parsed)
 }
+
+/** Checks a message's text: something to remember, and at most `maxChars` characters (max_message_chars). */
+export const validateContent = (content: string, maxChars: number): Effect.Effect<string, InvalidInput> =>
+  content.trim() === ""
+    ? Effect.fail(new InvalidInput({ message: "the message is empty: there is nothing to remember" }))
+    : content.length > maxChars
+      ? Effect.fail(
+          new InvalidInput({
+            message: `the message has ${content.length} characters, more than max_message_chars (${maxChars}); split it or raise the limit`
+          })
+        )
+      : Effect.succeed(content)
+
+/** Checks a query's length against the same limit (a query of megabytes would hold up every search). */
+export const validateQuery = (query: string, maxChars: number): Effect.Effect<string, InvalidInput> =>
+  query.length > maxChars
+    ? Effect.fail(
+        new InvalidInput({ message: `the query has ${query.length} characters, more than max_message_chars (${maxChars})` })
+      )
+    : Effect.succeed(query)
+
+/**
+ * A message cut to at most `maxChars` characters, ending with a note that says how much was left out. The
+ * hooks store an over-long prompt or reply this way: refusing it would lose it, and the agent must not wait.
+ */
+export const truncateMessage = (content: string, maxChars: number): string => {
+  if (content.length <= maxChars) return content
+  const note = `\n[awhm: cut to max_message_chars; ${content.length} characters in all]`
+  let cut = Math.max(0, maxChars - note.length)
+  // Never split a surrogate pair.
+  const last = content.charCodeAt(cut - 1)
+  if (cut > 0 && last >= 0xd800 && last <= 0xdbff) cut--
+  return content.slice(0, cut) + note.slice(0, maxChars - cut)
+}

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { truncateMessage } from "../domain/input.js"
 import type { SourceRef } from "../domain/Message.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { RawLog } from "../services/RawLog.js"
@@ -23,9 +24,10 @@ export interface LoggedPrompt {
 
 /** Logs the prompt to the raw log and lets the session buffer see it; null when the prompt is empty. */
 export const logPrompt = Effect.fn("hookPrompt.log")(function* (payload: HookPayload) {
-  const prompt = payload.prompt?.trim() ?? ""
-  if (prompt === "") return null
   const config = yield* AppConfig
+  // An over-long prompt is stored cut, with a note: refusing it would lose it, and the agent must not wait.
+  const prompt = truncateMessage(payload.prompt?.trim() ?? "", config.maxMessageChars)
+  if (prompt === "") return null
   const sessionId = claudeSessionId(payload)
   const scope = payloadScope(payload, config)
   const entry = yield* (yield* RawLog).append({ sessionId, role: "user", content: prompt, metadata: scopeMetadata(scope) })

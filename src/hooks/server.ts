@@ -3,7 +3,19 @@ import * as net from "node:net"
 import { Effect } from "effect"
 import { loadConfig } from "../layers/ConfigLive.js"
 import { acquireLockSync } from "../store/fileLock.js"
-import { type HookReply, type HookRequest, hookSocketDir, hookSocketPath, makeSocketDir, socketAnswers } from "../store/hookSocket.js"
+import {
+  type HookReply,
+  type HookRequest,
+  hookSocketDir,
+  hookSocketPath,
+  hookTokenFile,
+  makeSocketDir,
+  MAX_REQUEST_BYTES,
+  newNonce,
+  socketAnswers,
+  tokenProof
+} from "../store/hookSocket.js"
+import { readOrCreateSecret } from "../store/secretFile.js"
 import { parseHookArgv } from "./argv.js"
 import type { HookIO, HookRunner } from "./io.js"
 import { makeWarmRecall } from "./warmRecall.js"
@@ -24,8 +36,6 @@ export interface HookServerOptions {
   readonly env: NodeJS.ProcessEnv
 }
 
-/** Requests larger than this are refused (a prompt of several megabytes is not a prompt). */
-const MAX_REQUEST_BYTES = 16 * 1024 * 1024
 /** How often the server checks that its socket and data dir are still there. */
 const CHECK_MS = 2_000
 
@@ -73,9 +83,11 @@ const runRequest = async (
   return { stdout: out.join(""), stderr: err.join("") }
 }
 
-const parseRequest = (text: string): HookRequest | null => {
+/** The request, when it carries the proof that its sender knows the data dir's token. */
+const parseRequest = (text: string, expectedProof: string | null): HookRequest | null => {
   try {
-    const r = JSON.parse(text) as Partial<HookRequest>
+    const r = JSON.parse(text) as Partial<HookRequest> & { proof?: unknown }
+    if (expectedProof === null || r.proof !== expectedProof) return null
     if (!Array.isArray(r.argv) || r.argv.some((a) => typeof a !== "string")) return null
     if (typeof r.stdin !== "string" || typeof r.env !== "object" || r.env === null) return null
     const env: Record<string, string> = {}
@@ -98,6 +110,8 @@ export const serveHooks = async (options: HookServerOptions): Promise<"stopped" 
     if (!fs.existsSync(dataDir)) return "no-data-dir"
     throw new Error(`${dir} is not a private folder of this user's; the hook server will not use it`)
   }
+  // What this server proves to every hook before the hook sends its prompt (only this user can read it).
+  const token = readOrCreateSecret(hookTokenFile(dataDir))
   const socketPath = hookSocketPath(dataDir, options.buildId)
   const recall = makeWarmRecall()
   // Half-open: the client ends its side after the request and still reads the reply.
@@ -156,16 +170,35 @@ export const serveHooks = async (options: HookServerOptions): Promise<"stopped" 
   }, Math.min(CHECK_MS, options.idleMs))
 
   server.on("connection", (socket) => {
-    const chunks: Array<Buffer> = []
+    let chunks: Array<Buffer> = []
     let size = 0
+    /** The proof the client's request must carry, once this server has proved itself; null before. */
+    let expectedProof: string | null = null
+    let greeted = false
     socket.on("error", () => socket.destroy())
     socket.on("data", (chunk: Buffer) => {
       size += chunk.length
-      if (size > MAX_REQUEST_BYTES) socket.destroy()
-      else chunks.push(chunk)
+      if (size > MAX_REQUEST_BYTES) return socket.destroy()
+      chunks.push(chunk)
+      if (greeted) return
+      const buf = Buffer.concat(chunks)
+      const nl = buf.indexOf(0x0a)
+      if (nl === -1) return
+      greeted = true
+      chunks = [buf.subarray(nl + 1)]
+      let hello: { hello?: unknown } = {}
+      try {
+        hello = JSON.parse(buf.subarray(0, nl).toString("utf8")) as typeof hello
+      } catch {
+        return // answered as an unreadable request once it ends
+      }
+      if (typeof hello.hello !== "string" || hello.hello.length > 128) return
+      const nonce = newNonce()
+      expectedProof = tokenProof(token, "client", nonce)
+      socket.write(JSON.stringify({ proof: tokenProof(token, "server", hello.hello), nonce }) + "\n")
     })
     socket.on("end", () => {
-      const request = parseRequest(Buffer.concat(chunks).toString("utf8"))
+      const request = parseRequest(Buffer.concat(chunks).toString("utf8"), expectedProof)
       lastActivity = Date.now()
       if (request !== null && request.argv[0] === "shutdown") {
         // Answered once the hook in progress is done and the stores are closed: after that, nothing of

@@ -1,5 +1,6 @@
 import * as path from "node:path"
 import { Effect } from "effect"
+import { truncateMessage } from "../domain/input.js"
 import { encodeSessionId } from "../store/paths.js"
 import { withFileLock } from "../store/fileLock.js"
 import { AppConfig } from "../services/AppConfig.js"
@@ -20,6 +21,7 @@ export const stopHook = Effect.fn("hookStop")(function* (payload: HookPayload) {
   ).trim()
   if (message === "") return false
   const config = yield* AppConfig
+  const content = truncateMessage(message, config.maxMessageChars)
   const rawLog = yield* RawLog
   const sessionId = claudeSessionId(payload)
   const scope = payloadScope(payload, config)
@@ -30,8 +32,8 @@ export const stopHook = Effect.fn("hookStop")(function* (payload: HookPayload) {
     Effect.gen(function* () {
       const entries = yield* rawLog.read(sessionId)
       const last = entries[entries.length - 1]
-      if (last !== undefined && last.role === "assistant" && last.content === message) return false
-      yield* rawLog.append({ sessionId, role: "assistant", content: message, metadata: scopeMetadata(scope) })
+      if (last !== undefined && last.role === "assistant" && last.content === content) return false
+      yield* rawLog.append({ sessionId, role: "assistant", content, metadata: scopeMetadata(scope) })
       return true
     })
   )

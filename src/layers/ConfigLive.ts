@@ -1,8 +1,11 @@
 import * as fs from "node:fs"
-import { Cause, ConfigError, ConfigProvider, Effect, Layer } from "effect"
+import { Cause, ConfigError, ConfigProvider, Effect, Either, Layer } from "effect"
 import { awhmConfig, type AwhmConfigShape } from "../domain/Config.js"
-import { ConfigurationError } from "../domain/errors.js"
+import { ConfigurationError, StorageError } from "../domain/errors.js"
+import { readFileNoFollow } from "../store/noFollow.js"
 import { dataPaths, resolveDataDir } from "../store/paths.js"
+import { checkDataDir } from "../store/privateDir.js"
+import { sequenceRatio } from "../text/sequenceMatcher.js"
 import { AppConfig } from "../services/AppConfig.js"
 
 /** Environment variables that are switches of their own, not configuration parameters. */
@@ -20,6 +23,42 @@ const envParameters = (env: NodeJS.ProcessEnv): Map<string, string> => {
   if (/^(1|true)$/i.test(env.AWHM_STAGE2 ?? "") && !map.has("stage2_enabled")) map.set("stage2_enabled", "true")
   if (env.AWHM_SCOPE !== undefined && !map.has("scope_mode")) map.set("scope_mode", env.AWHM_SCOPE)
   return map
+}
+
+/** Every parameter name the configuration reads, found by asking the configuration itself. */
+const knownNames = (): ReadonlySet<string> => {
+  const names = new Set<string>()
+  const recording = ConfigProvider.fromMap(new Map()).pipe(
+    ConfigProvider.mapInputPath((name) => {
+      names.add(name)
+      return name
+    })
+  )
+  Effect.runSync(Effect.ignore(Effect.withConfigProvider(awhmConfig, recording)))
+  return names
+}
+
+/** The warning for a config.json key that no parameter has (a typo would otherwise go unnoticed). */
+export const unknownKeyWarning = (file: string, key: string, known: ReadonlySet<string>): string => {
+  let best: string | null = null
+  let bestRatio = 0.6 // difflib's get_close_matches cutoff
+  for (const name of known) {
+    const ratio = sequenceRatio(key.toLowerCase(), name)
+    if (ratio > bestRatio) [best, bestRatio] = [name, ratio]
+  }
+  return `${file}: unknown key "${key.slice(0, 80)}" is ignored${best === null ? "" : ` (did you mean "${best}"?)`}`
+}
+
+/** ner_labels from the environment: a comma-separated list, or a JSON array of strings. */
+const nerLabelsFromEnv = (value: string): Either.Either<string, string> => {
+  if (!value.trim().startsWith("[")) return Either.right(value)
+  try {
+    const parsed: unknown = JSON.parse(value)
+    if (Array.isArray(parsed) && parsed.every((v) => typeof v === "string")) return Either.right(parsed.join(","))
+  } catch {
+    // reported below
+  }
+  return Either.left("invalid configuration: AWHM_NER_LABELS must be a comma-separated list or a JSON array of labels such as PERSON,ORG")
 }
 
 const describeConfigError = (error: ConfigError.ConfigError): string => {
@@ -43,12 +82,20 @@ const describeConfigError = (error: ConfigError.ConfigError): string => {
 export const loadConfig = (
   flags: Readonly<Record<string, string>> = {},
   env: NodeJS.ProcessEnv = process.env
-): Effect.Effect<AwhmConfigShape, ConfigurationError> =>
+): Effect.Effect<AwhmConfigShape, ConfigurationError | StorageError> =>
   Effect.gen(function* () {
+    if ((flags.data_dir ?? env.AWHM_DATA_DIR) === "") {
+      return yield* new ConfigurationError({ message: "invalid configuration: the data dir must not be empty (AWHM_DATA_DIR or --data-dir)" })
+    }
     const dataDir = resolveDataDir(flags.data_dir, env)
+    // Before anything in it is read: a data dir someone else can write in could hold any configuration.
+    yield* Effect.try({
+      try: () => checkDataDir(dataDir),
+      catch: (e) => new StorageError({ operation: "check", path: dataDir, message: e instanceof Error ? e.message : String(e) })
+    })
     const configFile = dataPaths(dataDir).configJson
     const fileConfig = yield* Effect.try({
-      try: () => (fs.existsSync(configFile) ? (JSON.parse(fs.readFileSync(configFile, "utf8")) as unknown) : {}),
+      try: () => (fs.existsSync(configFile) ? (JSON.parse(readFileNoFollow(configFile).toString("utf8")) as unknown) : {}),
       catch: (e) => new ConfigurationError({ message: `invalid configuration: ${configFile} is not valid JSON (${e instanceof Error ? e.message : String(e)})` })
     })
     if (typeof fileConfig !== "object" || fileConfig === null || Array.isArray(fileConfig)) {
@@ -56,8 +103,20 @@ export const loadConfig = (
     }
     const jsonValues: Record<string, unknown> = {}
     for (const [k, v] of Object.entries(fileConfig)) if (v !== null) jsonValues[k] = v
+    const keys = Object.keys(fileConfig)
+    if (keys.length > 0) {
+      const known = knownNames()
+      for (const key of keys) if (!known.has(key)) yield* Effect.logWarning(unknownKeyWarning(configFile, key, known))
+    }
+    const fromEnv = envParameters(env)
+    const labels = fromEnv.get("ner_labels")
+    if (labels !== undefined) {
+      const parsed = nerLabelsFromEnv(labels)
+      if (Either.isLeft(parsed)) return yield* new ConfigurationError({ message: parsed.left })
+      fromEnv.set("ner_labels", parsed.right)
+    }
     const provider = ConfigProvider.fromMap(new Map(Object.entries(flags).filter(([k]) => k !== "data_dir"))).pipe(
-      ConfigProvider.orElse(() => ConfigProvider.fromMap(envParameters(env))),
+      ConfigProvider.orElse(() => ConfigProvider.fromMap(fromEnv)),
       ConfigProvider.orElse(() => ConfigProvider.fromJson(jsonValues))
     )
     const values = yield* Effect.withConfigProvider(awhmConfig, provider).pipe(
@@ -68,6 +127,9 @@ export const loadConfig = (
           : new ConfigurationError({ message: `invalid configuration: ${Cause.pretty(cause).split("\n")[0]}` })
       })
     )
+    if (values.nerLabels.length === 0 || !values.nerLabels.every((l) => /^[A-Z][A-Z_]*$/.test(l))) {
+      return yield* new ConfigurationError({ message: "invalid configuration: ner_labels: must be entity labels such as PERSON,ORG (letters and _)" })
+    }
     return { ...values, dataDir }
   })
 

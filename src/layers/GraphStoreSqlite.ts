@@ -6,9 +6,12 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either, Layer, Scope } from "effect"
-import { CorruptFile, StorageError } from "../domain/errors.js"
+import { CorruptFile, diskFull, StorageError } from "../domain/errors.js"
 import type { Edge, Graph, MemoryNode } from "../domain/Node.js"
+import { noSpaceLeft } from "../store/diskSpace.js"
+import { refuseLink } from "../store/noFollow.js"
 import { dataPaths } from "../store/paths.js"
+import { ensurePrivateDir } from "../store/privateDir.js"
 import { AppConfig } from "../services/AppConfig.js"
 import {
   GraphStore, type GraphChanges, type GraphStoreShape, type LexicalQuery, type ScoredId, type VectorQuery
@@ -155,6 +158,10 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       if (code !== undefined && code.startsWith("SQLITE_BUSY")) {
         return new StorageError({ operation, path: file, message: `the memory graph ${file} stayed locked by another process; try again` })
       }
+      // SQLite reports a -shm or -wal file it could not grow as an I/O error: say what it is.
+      if (code === "SQLITE_FULL" || (code !== undefined && /^SQLITE_(IOERR|CANTOPEN)/.test(code) && noSpaceLeft(path.dirname(file)))) {
+        return diskFull(operation, file)
+      }
       return new StorageError({ operation, path: file, message: `${operation} failed on ${file}: ${causeMessage(e)}` })
     }
 
@@ -165,7 +172,8 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
     // writes to) it.
     yield* Effect.try({
       try: () => {
-        fs.mkdirSync(path.dirname(file), { recursive: true })
+        ensurePrivateDir(path.dirname(file))
+        refuseLink(file)
         const reason = damageSeenInHeader(file)
         if (reason !== null) throw corruptGraph(file, reason, snapshotsDir)
         // Memory is private: create the file owner-only (SQLite gives its -wal and -shm the same mode).

@@ -7,8 +7,10 @@ import { atomicWriteFileSync } from "../store/atomicWrite.js"
 import { withFileLock } from "../store/fileLock.js"
 import { countLogMessages, readFirstLine, readLogFile, readLogTail } from "../store/logFile.js"
 import { adoptLiteSessionFiles } from "../store/liteNames.js"
+import { appendNoFollow, readFileNoFollow } from "../store/noFollow.js"
 import { dataPaths, decodeSessionId, encodeSessionId } from "../store/paths.js"
-import { resolveTimestamp, validateSessionId } from "../domain/input.js"
+import { ensurePrivateDir } from "../store/privateDir.js"
+import { resolveTimestamp, validateContent, validateSessionId } from "../domain/input.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { RawLog, type SessionInfo } from "../services/RawLog.js"
 
@@ -24,17 +26,6 @@ const toLine = (entry: RawLogEntry): string =>
     metadata: entry.metadata,
     index: entry.index
   }) + "\n"
-
-/** Writes all of `data` with one O_APPEND descriptor (looping only if the kernel wrote less). */
-const appendAll = (file: string, data: Buffer): void => {
-  const fd = fs.openSync(file, "a", 0o600)
-  try {
-    let off = 0
-    while (off < data.length) off += fs.writeSync(fd, data, off, data.length - off)
-  } finally {
-    fs.closeSync(fd)
-  }
-}
 
 /**
  * The raw log on disk: `<data-dir>/logs/<encoded id>.jsonl`, one JSON line per message. Appends take the
@@ -56,7 +47,7 @@ export const RawLogLive = Layer.effect(
     const markFile = (sessionId: string) => path.join(paths.logs, `.${encodeSessionId(sessionId)}.next`)
     const readMark = (sessionId: string): number => {
       try {
-        const n = Number(fs.readFileSync(markFile(sessionId), "utf8").trim())
+        const n = Number(readFileNoFollow(markFile(sessionId)).toString("utf8").trim())
         return Number.isInteger(n) && n >= 0 ? n : 0
       } catch {
         return 0
@@ -86,12 +77,13 @@ export const RawLogLive = Layer.effect(
     }) {
       const sessionId = yield* validateSessionId(input.sessionId)
       const timestamp = yield* resolveTimestamp(input.timestamp)
+      yield* validateContent(input.content, config.maxMessageChars)
       const file = paths.logFile(sessionId)
       return yield* locked(
         sessionId,
         Effect.try({
           try: () => {
-            fs.mkdirSync(paths.logs, { recursive: true })
+            ensurePrivateDir(paths.logs)
             const tail = readLogTail(file)
             const entry = new RawLogEntry({
               timestamp,
@@ -102,7 +94,7 @@ export const RawLogLive = Layer.effect(
               index: Math.max(tail.nextIndex, readMark(sessionId))
             })
             // A torn last line (a crash mid-write) must not swallow this message: start on a fresh line.
-            appendAll(file, Buffer.from((tail.needsNewline ? "\n" : "") + toLine(entry), "utf8"))
+            appendNoFollow(file, (tail.needsNewline ? "\n" : "") + toLine(entry))
             return entry
           },
           catch: storageError("append to", file)

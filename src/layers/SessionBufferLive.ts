@@ -10,6 +10,7 @@ import { searchEntries } from "../search/bufferSearch.js"
 import { DeletionWatch } from "../store/deletionNotices.js"
 import { acquireLockSync } from "../store/fileLock.js"
 import { adoptLiteSessionFiles } from "../store/liteNames.js"
+import { readFileNoFollow } from "../store/noFollow.js"
 import { dataPaths, decodeSessionId, encodeSessionId } from "../store/paths.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
@@ -67,7 +68,7 @@ export const SessionBufferLive = Layer.scoped(
       const file = paths.walFile(sessionId)
       let text: string
       try {
-        text = fs.readFileSync(file, "utf8")
+        text = readFileNoFollow(file).toString("utf8")
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === "ENOENT") return []
         throw e
@@ -279,7 +280,7 @@ export const SessionBufferLive = Layer.scoped(
           if (id === null && stem.startsWith("~")) {
             // A hashed (very long) id: the entries carry it.
             try {
-              const first = (JSON.parse(fs.readFileSync(path.join(paths.wal, name), "utf8")) as Array<{ session_id?: unknown }>)[0]
+              const first = (JSON.parse(readFileNoFollow(path.join(paths.wal, name)).toString("utf8")) as Array<{ session_id?: unknown }>)[0]
               id = typeof first?.session_id === "string" ? first.session_id : null
             } catch {
               id = null

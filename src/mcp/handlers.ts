@@ -1,7 +1,8 @@
 import { type Context, Effect } from "effect"
 import type { RetrievalResult } from "../domain/Result.js"
 import { errorLine } from "../domain/errors.js"
-import { parseAsOf, parseRole } from "../domain/input.js"
+import { parseAsOf, parseRole, validateQuery } from "../domain/input.js"
+import { AppConfig } from "../services/AppConfig.js"
 import { Retriever } from "../services/Retriever.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
 import { hardDelete } from "../programs/hardDelete.js"
@@ -57,6 +58,7 @@ export const memoryQuery = (sessionId: string) =>
   }) {
     const query = params.query.trim()
     if (query === "") return yield* new McpToolError({ message: "Invalid query: it must not be empty." })
+    yield* asToolError(validateQuery(query, (yield* AppConfig).maxMessageChars))
     const asOf = yield* asToolError(parseAsOf(params.as_of?.trim() === "" ? null : params.as_of, "as_of"))
     const retriever = yield* Retriever
     const results = yield* asToolError(

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { printable } from "../text/printable.js"
 import type { RetrievalResult } from "../domain/Result.js"
 import { Retriever, type RetrieveOptions } from "../services/Retriever.js"
 
@@ -14,7 +15,7 @@ export const formatResults = (results: ReadonlyArray<RetrievalResult>): string =
     ? "No memories found."
     : results
         .flatMap((r, i) => {
-          const line = `${i + 1}. [${r.source}] (score: ${r.score.toFixed(3)}) ${r.content}`
+          const line = `${i + 1}. [${r.source}] (score: ${r.score.toFixed(3)}) ${printable(r.content)}`
           if (r.trace === undefined) return [line]
           const sorted = Object.fromEntries(Object.entries(r.trace).sort(([a], [b]) => (a < b ? -1 : 1)))
           return [line, `   trace=${JSON.stringify(sorted)}`]

@@ -1,5 +1,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { ensurePrivateDir } from "./privateDir.js"
 
 let counter = 0
 
@@ -9,15 +10,19 @@ let counter = 0
  */
 /** Writes `data` to a new private temp file in `dir` and fsyncs it; the caller renames or links it into place. */
 export const writeSyncedTempSync = (dir: string, stem: string, data: string | Uint8Array): string => {
-  fs.mkdirSync(dir, { recursive: true })
+  ensurePrivateDir(dir)
   const tmp = path.join(dir, `.${stem}.${process.pid}.${Date.now()}.${counter++}.tmp`)
   const fd = fs.openSync(tmp, "wx", 0o600)
   try {
     fs.writeFileSync(fd, data)
     fs.fsyncSync(fd)
-  } finally {
+  } catch (e) {
+    // A full disk: the half-written temp file would only hold on to the space.
     fs.closeSync(fd)
+    fs.rmSync(tmp, { force: true })
+    throw e
   }
+  fs.closeSync(fd)
   return tmp
 }
 

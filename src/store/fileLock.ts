@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect } from "effect"
-import { StorageError } from "../domain/errors.js"
+import { type StorageError, storageFailure } from "../domain/errors.js"
+import { ensurePrivateDir } from "./privateDir.js"
 
 /** A lock held longer than this by a live process is still honoured; a dead holder's lock is broken at once. */
 const STALE_MS = 30_000
@@ -113,7 +114,7 @@ const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuf
  * next one. Synchronous by design: the critical sections it guards are short file appends and rewrites.
  */
 export const acquireLockSync = (lockPath: string): (() => void) => {
-  fs.mkdirSync(path.dirname(lockPath), { recursive: true })
+  ensurePrivateDir(path.dirname(lockPath))
   const started = Date.now()
   const token = `${process.pid}.${randomBytes(6).toString("hex")}`
   let wait = 1
@@ -146,7 +147,7 @@ export const withFileLock = <A, E, R>(
   Effect.acquireUseRelease(
     Effect.try({
       try: () => acquireLockSync(lockPath),
-      catch: (e) => new StorageError({ operation: "lock", path: lockPath, message: String(e) })
+      catch: storageFailure("lock", lockPath)
     }),
     () => body,
     (release) => Effect.sync(release)

@@ -2,6 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { readFirstLine } from "./logFile.js"
 import { type DataPaths, decodeSessionId, encodeSessionId } from "./paths.js"
+import { ensurePrivateDir } from "./privateDir.js"
 
 // AWHM Lite names a session's files differently: its log is `quote(id, safe="")` (which keeps `.` and `~`)
 // and its WAL keeps letters, digits, `-`, `_` and `.` and turns every other character into `_`. Opened by
@@ -74,7 +75,7 @@ export const adoptLiteSessionFiles = (paths: DataPaths): ReadonlyArray<string> =
     adopted.push(id)
   }
   try {
-    fs.mkdirSync(paths.meta, { recursive: true, mode: 0o700 })
+    ensurePrivateDir(paths.meta)
     fs.writeFileSync(marker(paths), "", { mode: 0o600 })
   } catch {
     // looked again next time

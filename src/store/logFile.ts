@@ -1,6 +1,7 @@
 import * as fs from "node:fs"
 import { Schema } from "effect"
 import { RawLogEntry } from "../domain/Message.js"
+import { READ_NOFOLLOW, readFileNoFollow } from "./noFollow.js"
 
 // Low-level reading of one session's JSONL log, shared by RawLogLive and status counting.
 
@@ -63,7 +64,7 @@ export const parseLog = (buf: Buffer): ParsedLog => {
 export const readLogFile = (file: string): ParsedLog => {
   let buf: Buffer
   try {
-    buf = fs.readFileSync(file)
+    buf = readFileNoFollow(file)
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return { entries: [], damagedLines: [] }
     throw e
@@ -87,7 +88,7 @@ const TAIL_CHUNK = 64 * 1024
 export const readLogTail = (file: string): LogTail => {
   let fd: number
   try {
-    fd = fs.openSync(file, "r")
+    fd = fs.openSync(file, READ_NOFOLLOW)
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return { nextIndex: 0, needsNewline: false }
     throw e
@@ -136,7 +137,7 @@ export const readLogTail = (file: string): LogTail => {
 export const countLogMessages = (file: string): number => {
   let buf: Buffer
   try {
-    buf = fs.readFileSync(file)
+    buf = readFileNoFollow(file)
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return 0
     throw e
@@ -154,7 +155,7 @@ export const countLogMessages = (file: string): number => {
 
 /** Reads the first line of a file (the session id of a hashed log name lives there). */
 export const readFirstLine = (file: string, max = 1024 * 1024): string => {
-  const fd = fs.openSync(file, "r")
+  const fd = fs.openSync(file, READ_NOFOLLOW)
   try {
     const chunks: Array<Buffer> = []
     let pos = 0

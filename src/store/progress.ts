@@ -1,5 +1,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { readFileNoFollow } from "./noFollow.js"
 import { Effect, Either, Schema } from "effect"
 import { CorruptFile, StorageError } from "../domain/errors.js"
 import type { Graph } from "../domain/Node.js"
@@ -83,7 +84,7 @@ export const progressOfGraph = (graph: Graph, now: string): Progress => {
 export const readProgress = (file: string, now: string): Effect.Effect<Progress, StorageError | CorruptFile> =>
   Effect.gen(function* () {
     const text = yield* Effect.try({
-      try: () => (fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null),
+      try: () => (fs.existsSync(file) ? readFileNoFollow(file).toString("utf8") : null),
       catch: (e) => new StorageError({ operation: "read consolidation progress", path: file, message: `cannot read ${file}: ${(e as Error).message}` })
     })
     if (text === null) return new Map<string, SessionProgress>()

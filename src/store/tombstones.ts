@@ -2,6 +2,8 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { acquireLockSync } from "./fileLock.js"
+import { appendNoFollow, readFileNoFollow } from "./noFollow.js"
+import { ensurePrivateDir } from "./privateDir.js"
 import type { DataPaths } from "./paths.js"
 
 /** Whitespace- and case-normalized text: what "the same content" means for deletion. */
@@ -12,13 +14,13 @@ export const normalizeContent = (text: string): string => text.replace(/\s+/g, "
  * complete temp file into place, so concurrent first deletes agree on one salt.
  */
 export const tombstoneSalt = (paths: DataPaths): string => {
-  const read = () => fs.readFileSync(paths.salt, "utf8").trim()
+  const read = () => readFileNoFollow(paths.salt).toString("utf8").trim()
   try {
     return read()
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e
   }
-  fs.mkdirSync(paths.meta, { recursive: true })
+  ensurePrivateDir(paths.meta)
   const tmp = path.join(paths.meta, `.tombstone_salt.${process.pid}.${Date.now()}.${randomBytes(4).toString("hex")}.tmp`)
   fs.writeFileSync(tmp, randomBytes(32).toString("hex") + "\n", { mode: 0o600, flag: "wx" })
   try {
@@ -42,10 +44,10 @@ export const appendDeletionRecords = (
   paths: DataPaths,
   records: ReadonlyArray<readonly [file: string, record: Record<string, unknown>]>
 ): void => {
-  fs.mkdirSync(paths.meta, { recursive: true })
+  ensurePrivateDir(paths.meta)
   const release = acquireLockSync(path.join(paths.locks, "deletion-records.lock"))
   try {
-    for (const [file, record] of records) fs.appendFileSync(file, JSON.stringify(record) + "\n", { mode: 0o600 })
+    for (const [file, record] of records) appendNoFollow(file, JSON.stringify(record) + "\n")
   } finally {
     release()
   }

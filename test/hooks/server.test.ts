@@ -55,8 +55,8 @@ const remember = async (dir: string, sessionId: string, text: string): Promise<A
 const answering = async (dir: string): Promise<boolean> => {
   const sockets = hookSockets(dir)
   if (sockets.length === 0) return false
-  const reply = await askHookServer(sockets[0]!, { argv: ["prompt"], env: {}, stdin: "" }, 5_000)
-  return reply !== "unavailable"
+  const reply = await askHookServer(dir, sockets[0]!, { argv: ["prompt"], env: {}, stdin: "" }, 5_000)
+  return reply !== "unavailable" && reply !== "unproven"
 }
 
 describe("awhm hook serve", () => {

@@ -116,7 +116,7 @@ describe("RawLogLive", () => {
   it.scoped("finds the next index from the tail of a big log, even past a line longer than the tail window", () =>
     withLog((log) =>
       Effect.gen(function* () {
-        const big = "word ".repeat(40_000) // 200 kB, more than the 64 kB tail window
+        const big = "word ".repeat(16_000) // 80 kB: more than the 64 kB tail window, within max_message_chars
         for (let i = 0; i < 3; i++) yield* log.append({ sessionId: "big", role: "user", content: big })
         const next = yield* log.append({ sessionId: "big", role: "user", content: "small" })
         expect(next.index).toBe(3)

@@ -23,6 +23,8 @@ export interface CliOptions {
   /** Written to stdin, then stdin is closed. */
   readonly input?: string
   readonly timeoutMs?: number
+  /** Run as this (other) user, through runuser (the tests run as root). */
+  readonly user?: string
 }
 
 /** Runs `node dist/awhm.mjs ...args` and collects its exit code and output. */
@@ -37,7 +39,9 @@ export const runAwhm = (args: ReadonlyArray<string>, options: CliOptions = {}): 
     const env: Record<string, string | undefined> = { ...process.env, ...defaults, ...options.env }
     for (const k of Object.keys(env)) if (k.startsWith("AWHM_") && !(k in (options.env ?? {})) && !(k in defaults)) delete env[k]
     if (options.dataDir !== undefined) env.AWHM_DATA_DIR = options.dataDir
-    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] })
+    const [command, argv] =
+      options.user === undefined ? [process.execPath, [BIN, ...args]] : ["runuser", ["-u", options.user, "--", process.execPath, BIN, ...args]]
+    const child = spawn(command, argv, { env, cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))

@@ -1,4 +1,4 @@
-import * as fs from "node:fs"
+import { readFileNoFollow } from "../../store/noFollow.js"
 import { Effect, Either } from "effect"
 import { CorruptFile, StorageError } from "../../domain/errors.js"
 import type { Graph } from "../../domain/Node.js"
@@ -10,7 +10,7 @@ import { decodeGraph, graphToStored } from "../../store/graphSerialization.js"
 export const readJsonGraphFileSync = (file: string, snapshotsDir: string): Graph => {
   let text: string
   try {
-    text = fs.readFileSync(file, "utf8")
+    text = readFileNoFollow(file).toString("utf8")
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return { nodes: new Map(), edges: [] }
     throw new StorageError({ operation: "read", path: file, message: `cannot read ${file}: ${(e as Error).message}` })

@@ -1,9 +1,11 @@
 import * as fs from "node:fs"
+import * as path from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { Effect, Either } from "effect"
-import { CorruptFile, StorageError } from "../../domain/errors.js"
+import { CorruptFile, diskFull, errorCode, StorageError } from "../../domain/errors.js"
 import type { Graph } from "../../domain/Node.js"
+import { noSpaceLeft } from "../../store/diskSpace.js"
 import { decodeGraph } from "../../store/graphSerialization.js"
 import { corruptGraph } from "./corrupt.js"
 
@@ -51,7 +53,9 @@ export const readReferenceSqlite = (file: string, snapshotsDir: string): Effect.
     Effect.mapError((e) =>
       e instanceof CorruptFile || e instanceof StorageError
         ? e
-        : new StorageError({ operation: "import", path: file, message: `cannot read the AWHM Lite graph ${file}: ${e.message.split("\n")[0]}` })
+        : /^SQLITE_(FULL|IOERR|CANTOPEN)/.test(errorCode(e) ?? "") && noSpaceLeft(path.dirname(file))
+          ? diskFull("open", file)
+          : new StorageError({ operation: "import", path: file, message: `cannot read the AWHM Lite graph ${file}: ${e.message.split("\n")[0]}` })
     )
   )
 }

@@ -4,6 +4,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { indexDir, writeIndexUnlessDeleted } from "../../store/indexFiles.js"
+import { appendNoFollow, READ_NOFOLLOW, readFileNoFollow } from "../../store/noFollow.js"
+import { ensurePrivateDir } from "../../store/privateDir.js"
 import type { RawDoc, RawLogView } from "./RawLogView.js"
 
 export interface PersistTarget {
@@ -53,10 +55,15 @@ let tmpCounter = 0
 
 // A cache needs no fsync: a torn file fails to parse and is rebuilt.
 const replaceFile = (file: string, data: string | Uint8Array) => {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
+  ensurePrivateDir(path.dirname(file))
   const tmp = `${file}.${process.pid}.${tmpCounter++}.tmp`
-  fs.writeFileSync(tmp, data, { mode: 0o600 })
-  fs.renameSync(tmp, file)
+  try {
+    fs.writeFileSync(tmp, data, { mode: 0o600, flag: "wx" })
+    fs.renameSync(tmp, file)
+  } catch (e) {
+    fs.rmSync(tmp, { force: true })
+    throw e
+  }
 }
 
 const header = (modelId: string): Buffer => {
@@ -120,7 +127,7 @@ export const writeMessageVectors = (target: PersistTarget, records: ReadonlyArra
 /** Fills an empty view from the cache (best effort: an unusable cache is ignored). True when it did. */
 export const loadPersisted = (target: PersistTarget, view: RawLogView): boolean => {
   try {
-    const file = unpack(fs.readFileSync(viewFile(target.dataDir)))
+    const file = unpack(readFileNoFollow(viewFile(target.dataDir)))
     return file !== null && view.restore(file.meta, file.lexical)
   } catch {
     return false
@@ -130,7 +137,7 @@ export const loadPersisted = (target: PersistTarget, view: RawLogView): boolean 
 /** Adds the stored message vectors of the target's model to the view (after loadPersisted). */
 export const loadPersistedVectors = (target: PersistTarget, view: RawLogView): void => {
   try {
-    const buf = fs.readFileSync(vectorFile(target.dataDir))
+    const buf = readFileNoFollow(vectorFile(target.dataDir))
     const decoded = decodeVectors(buf, target.modelId)
     if (decoded === null) return
     const docs: Array<RawDoc> = []
@@ -166,7 +173,7 @@ export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsCh
       let fresh = true
       try {
         const head = Buffer.alloc(expected.length)
-        const fd = fs.openSync(file, "r")
+        const fd = fs.openSync(file, READ_NOFOLLOW)
         try {
           fresh = fs.readSync(fd, head, 0, head.length, 0) !== head.length || !head.equals(expected)
         } finally {
@@ -176,7 +183,7 @@ export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsCh
         fresh = true
       }
       if (fresh) replaceFile(file, Buffer.concat([header(target.modelId), encodeRecords(pending)]))
-      else fs.appendFileSync(file, encodeRecords(pending))
+      else appendNoFollow(file, encodeRecords(pending))
     })
     if (written) view.unsaved = { indexed: 0, removed: false }
     return null
