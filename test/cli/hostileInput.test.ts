@@ -85,14 +85,15 @@ describe("max_message_chars", () => {
       return { isError: r.isError === true, text: (r.content as Array<{ text: string }>).map((c) => c.text).join("\n") }
     }
 
-    it("a 20 MB memory_log is a tool error at once, and the server keeps answering", async () => {
-      const r = await call("memory_log", { role: "user", content: "y".repeat(TWENTY_MB) })
+    it("a memory_log over max_message_chars is a tool error, and the server keeps answering", async () => {
+      const BIG = 200_000
+      const r = await call("memory_log", { role: "user", content: "y".repeat(BIG) })
       expect(r).toEqual({
         isError: true,
-        text: `the message has ${TWENTY_MB} characters, more than max_message_chars (100000); split it or raise the limit`
+        text: `the message has ${BIG} characters, more than max_message_chars (100000); split it or raise the limit`
       })
-      const q = await call("memory_query", { query: "z".repeat(TWENTY_MB) })
-      expect(q).toEqual({ isError: true, text: `the query has ${TWENTY_MB} characters, more than max_message_chars (100000)` })
+      const q = await call("memory_query", { query: "z".repeat(BIG) })
+      expect(q).toEqual({ isError: true, text: `the query has ${BIG} characters, more than max_message_chars (100000)` })
       expect((await call("memory_log", { role: "user", content: "I prefer tea" })).isError).toBe(false)
     })
 
@@ -100,7 +101,7 @@ describe("max_message_chars", () => {
       for (const content of ["", "   \n "]) {
         expect(await call("memory_log", { role: "user", content })).toEqual({
           isError: true,
-          text: "the message is empty: there is nothing to remember"
+          text: "Invalid content: it must not be empty."
         })
       }
     })
@@ -116,7 +117,7 @@ describe("terminal escapes in human output", () => {
       "logged message 0 in session evil\\nsession (buffered: preference)\n"
     )
     const human = await runAwhm(["query", "tea", "-k", "1"], { dataDir: dir })
-    expect(human.stdout).toBe("1. [raw_log] (score: 0.750) I prefer tea \\x1b]0;PWNED\\x07\\x1b[2J done\n")
+    expect(human.stdout.replace(/\(score: \d\.\d{3}\)/, "(score: S)")).toBe("1. [raw_log] (score: S) I prefer tea \\x1b]0;PWNED\\x07\\x1b[2J done\n")
     const json = await runAwhm(["query", "tea", "-k", "1", "--json"], { dataDir: dir })
     expect((JSON.parse(json.stdout) as { results: Array<{ content: string }> }).results[0]!.content).toBe(text)
     expect((await runAwhm(["consolidate"], { dataDir: dir })).stdout).toBe(

@@ -104,7 +104,7 @@ describe("EmbedderTransformers without a model", () => {
         expect(error.message).toBe(
           `embedding model ${DEFAULT_MODEL_ID} could not be loaded: no model at ${empty} ` +
             "(missing config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx); " +
-            `point AWHM_MODEL_DIR (or model_dir) at a copy of ${DEFAULT_MODEL_ID}`
+            `run \`awhm model install\` (or point AWHM_MODEL_DIR at a copy of ${DEFAULT_MODEL_ID})`
         )
       }
     }).pipe(Effect.scoped))
