@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from "node:child_process"
+import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -64,24 +64,12 @@ describe("the README's command lines", () => {
 
   afterAll(() => temp.cleanup())
 
-  // Asynchronous, with room for a loaded machine: a worker blocked for minutes loses its connection to vitest.
-  const run = (line: string) =>
-    new Promise<{ readonly status: number | null; readonly stdout: string; readonly stderr: string }>((resolve, reject) => {
-      const child = spawn("bash", ["-c", line], { env })
-      let stdout = ""
-      let stderr = ""
-      child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))
-      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d))
-      child.on("error", reject)
-      child.on("close", (status) => resolve({ status, stdout, stderr }))
-    })
-
-  it("every `awhm …` line runs through the real bin and succeeds, in the README's order", { timeout: 600_000 }, async () => {
+  it("every `awhm …` line runs through the real bin and succeeds, in the README's order", { timeout: 600_000 }, () => {
     // `awhm hook install` edits Claude Code's settings: the installer's own tests run it against settings files.
     const lines = bashLines().filter((l) => l.startsWith("awhm ") && !l.startsWith("awhm hook install"))
     expect(lines.length).toBeGreaterThanOrEqual(10)
     for (const line of lines) {
-      const r = await run(line)
+      const r = spawnSync("bash", ["-c", line], { env, encoding: "utf8", timeout: 60_000 })
       expect({ line, code: r.status, stderr: r.stderr }).toEqual({ line, code: 0, stderr: "" })
       expect(r.stdout).not.toBe("")
     }
