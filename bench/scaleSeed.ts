@@ -13,7 +13,7 @@ import { renderProgress, type SessionProgress } from "../src/store/progress.js"
 
 const DIM = 384
 const PER_SESSION = 20
-const LOCOMO = "/work/shared/data/locomo/locomo10.json"
+const LOCOMO = process.env["AWHM_LOCOMO_FILE"] ?? `${process.cwd()}/../shared/data/locomo/locomo10.json`
 
 interface Turn {
   readonly speaker: string
