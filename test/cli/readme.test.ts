@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -50,6 +50,57 @@ const parseClaudeMcpAdd = (words: ReadonlyArray<string>) => {
   return { name: positional[0], command: positional[1], args: positional.slice(2), env, options }
 }
 
+/** Runs one line in bash without blocking the test worker (vitest must hear from it while it runs). */
+const runLine = (line: string, env: NodeJS.ProcessEnv) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn("bash", ["-c", line], { env, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()))
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()))
+    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000)
+    child.on("error", reject)
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })
+
+/** Starts a serving line, fetches the address it prints, then interrupts it as Ctrl-C would. */
+const serveUntilAnswered = (line: string, env: NodeJS.ProcessEnv) =>
+  new Promise<{ line: string; status: number; code: number | null; stderr: string }>((resolve, reject) => {
+    const child = spawn("bash", ["-c", `exec ${line}`], { env, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    let status = 0
+    const timer = setTimeout(() => child.kill("SIGKILL"), 120_000)
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()))
+    child.stdout.on("data", (d: Buffer) => {
+      const before = stdout
+      stdout += d.toString()
+      const url = /open (http:\/\/\S+)/.exec(stdout)?.[1]
+      if (url === undefined || /open (http:\/\/\S+)/.test(before)) return
+      // As a browser: the secret in the address is swapped for a cookie, then the page is served with it.
+      fetch(url, { redirect: "manual" })
+        .then((login) => fetch(new URL(login.headers.get("location") ?? "/", url), { headers: { cookie: login.headers.get("set-cookie")!.split(";")[0]! } }))
+        .then(
+        (res) => {
+          status = res.status
+          child.kill("SIGINT")
+        },
+        (e: unknown) => {
+          stderr += String(e)
+          child.kill("SIGINT")
+        }
+      )
+    })
+    child.on("error", reject)
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      resolve({ line, status, code, stderr })
+    })
+  })
+
 describe("the README's command lines", () => {
   const temp = makeTempDir("awhm-readme-")
   const bin = path.join(temp.dir, "bin")
@@ -64,13 +115,19 @@ describe("the README's command lines", () => {
 
   afterAll(() => temp.cleanup())
 
-  it("every `awhm …` line runs through the real bin and succeeds, in the README's order", { timeout: 600_000 }, () => {
+  it("every `awhm …` line runs through the real bin and succeeds, in the README's order", { timeout: 600_000 }, async () => {
     // `awhm hook install` edits Claude Code's settings: the installer's own tests run it against settings files.
     const lines = bashLines().filter((l) => l.startsWith("awhm ") && !l.startsWith("awhm hook install"))
     expect(lines.length).toBeGreaterThanOrEqual(10)
     for (const line of lines) {
-      const r = spawnSync("bash", ["-c", line], { env, encoding: "utf8", timeout: 60_000 })
-      expect({ line, code: r.status, stderr: r.stderr }).toEqual({ line, code: 0, stderr: "" })
+      if (line.startsWith("awhm ui")) {
+        // A server until Ctrl-C: it prints its address, the address answers, and an interrupt ends it cleanly.
+        const served = await serveUntilAnswered(line, env)
+        expect(served).toEqual({ line, status: 200, code: 0, stderr: "" })
+        continue
+      }
+      const r = await runLine(line, env)
+      expect({ line, code: r.code, stderr: r.stderr }).toEqual({ line, code: 0, stderr: "" })
       expect(r.stdout).not.toBe("")
     }
   })

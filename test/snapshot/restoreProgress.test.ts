@@ -51,7 +51,7 @@ describe("snapshot restore and consolidation progress", () => {
       }
     })
 
-    it.runIf(backend === "sqlite")(`${backend}: a snapshot taken after consolidating restores its progress too (nothing consolidated twice, nothing lost)`, async () => {
+    it(`${backend}: a snapshot taken after consolidating restores its progress too (nothing consolidated twice, nothing lost)`, async () => {
       const { dir, cleanup } = makeTempDir()
       try {
         await ok(["log", "--session", "s1", "--role", "user", "I prefer the codename ALPHAWOLF"], dir, env)
