@@ -1,22 +1,21 @@
 import { randomUUID } from "node:crypto"
-import * as path from "node:path"
 import { Effect, Either } from "effect"
 import type { Candidate } from "../domain/Candidate.js"
 import type { RawLogEntry } from "../domain/Message.js"
 import { statementKey } from "../text/canonical.js"
 import { EntityIndex } from "../text/entities.js"
 import { extractCandidates } from "../text/extraction.js"
-import { withFileLock } from "../store/fileLock.js"
 import { addKnownName, type KnownNames, knownNames } from "../text/ner.js"
-import { dataPaths } from "../store/paths.js"
-import { type Progress, readProgress, type SessionProgress, writeProgress } from "../store/progress.js"
+import type { Progress, SessionProgress } from "../domain/Progress.js"
 import { strengthParams } from "../domain/strength.js"
 import { nowIso } from "../domain/time.js"
 import { AppConfig } from "../services/AppConfig.js"
+import { ConsolidationProgress } from "../services/ConsolidationProgress.js"
 import { Embedder } from "../services/Embedder.js"
 import { GraphStore } from "../services/GraphStore.js"
 import { RawLog } from "../services/RawLog.js"
 import { planCommit, type PreparedCandidate } from "./consolidate/commit.js"
+import { fileProgress } from "./consolidate/fileProgress.js"
 import { runStage2 } from "./stage2.js"
 
 // Stage 1 consolidation over the services: new raw-log messages become graph nodes. Slow work (NER,
@@ -51,9 +50,10 @@ interface Job {
   readonly candidates: ReadonlyArray<Candidate>
 }
 
-const progressLock = (dataDir: string) => path.join(dataPaths(dataDir).locks, "consolidation.lock")
-// The lock file is taken synchronously: fibers of one process (the MCP server) queue here first.
-const inProcess = Effect.unsafeMakeSemaphore(1)
+/** The ConsolidationProgress a layer provides (the PostgreSQL backend does), else the data dir's progress file. */
+const progressStore = Effect.flatMap(Effect.serviceOption(ConsolidationProgress), (provided) =>
+  provided._tag === "Some" ? Effect.succeed(provided.value) : Effect.map(AppConfig, (config) => fileProgress(config.dataDir))
+)
 
 const lastIndexOf = (entries: ReadonlyArray<RawLogEntry>): number =>
   entries.reduce((max, e) => (e.index > max ? e.index : max), -1)
@@ -129,15 +129,13 @@ const commitGroup = (jobs: ReadonlyArray<Job>, state: { embedderFailed: boolean 
   Effect.gen(function* () {
     const config = yield* AppConfig
     const store = yield* GraphStore
-    const paths = dataPaths(config.dataDir)
     const all = jobs.flatMap((j) => j.candidates)
     const embedded = yield* embedAll(all, state)
     const vectorOf = new Map<Candidate, Float32Array>()
     if (embedded !== null) all.forEach((c, i) => vectorOf.set(c, embedded.vectors[i]!))
 
-    const locked = Effect.gen(function* () {
+    const locked = (progress: Progress) => Effect.gen(function* () {
       const now = nowIso()
-      const progress = yield* readProgress(paths.progress, now)
       const prepared: Array<PreparedCandidate> = []
       const live: Array<Job> = []
       for (const job of jobs) {
@@ -151,7 +149,7 @@ const commitGroup = (jobs: ReadonlyArray<Job>, state: { embedderFailed: boolean 
         }
       }
       const created = new Map<string, number>(jobs.map((j) => [j.sessionId, 0]))
-      if (live.length === 0) return created
+      if (live.length === 0) return [created, null] as const
       const outcome = yield* store.update((graph) =>
         Effect.sync(() => {
           const plan = planCommit(graph, prepared, {
@@ -172,10 +170,9 @@ const commitGroup = (jobs: ReadonlyArray<Job>, state: { embedderFailed: boolean 
       }
       const next = new Map(yield* resolveMigrated(progress, now))
       for (const job of live) next.set(job.sessionId, { lastMsgIndex: job.upTo, updatedAt: now })
-      yield* writeProgress(paths.progress, next)
-      return created
+      return [created, next] as const
     })
-    return yield* inProcess.withPermits(1)(withFileLock(progressLock(config.dataDir), locked))
+    return yield* (yield* progressStore).withLock(locked)
   })
 
 /**
@@ -187,7 +184,7 @@ export const consolidatePending = Effect.fn("consolidatePending")(function* (opt
   const config = yield* AppConfig
   const rawLog = yield* RawLog
   const ids = options.sessionId !== undefined ? [options.sessionId] : (yield* rawLog.sessions).map((s) => s.sessionId)
-  const progress = yield* readProgress(dataPaths(config.dataDir).progress, nowIso())
+  const progress = yield* (yield* progressStore).read
   // Loaded on first need (a run with nothing pending never reads the graph), then kept for the run.
   let known: KnownNames | null = null
   const knownNow = Effect.suspend(() =>

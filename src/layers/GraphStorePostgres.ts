@@ -1,0 +1,325 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect, Either, Layer, Option } from "effect"
+import { CorruptFile, StorageError } from "../domain/errors.js"
+import type { Edge, Graph, MemoryNode } from "../domain/Node.js"
+import { decodeNode, nodeToStored } from "../store/graphSerialization.js"
+import { AppConfig } from "../services/AppConfig.js"
+import { GraphStore, type GraphChanges, type GraphStoreShape } from "../services/GraphStore.js"
+import { applyChanges, copyGraph, edgeKey, isEmptyChange } from "./graph/applyChanges.js"
+import { PostgresDatabase, type PostgresDatabaseShape } from "./postgres/PostgresDatabase.js"
+
+const CHUNK = 500
+
+const chunks = <A>(items: ReadonlyArray<A>, size = CHUNK): Array<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+  return out
+}
+
+const toBytes = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+
+// pg hands each bytea back in a Buffer that may sit at any offset of a shared pool: copy it.
+const fromBytes = (b: unknown): Float32Array | null => {
+  if (!(b instanceof Uint8Array) || b.byteLength % 4 !== 0) return null
+  const copy = new Uint8Array(b.byteLength)
+  copy.set(b)
+  return new Float32Array(copy.buffer)
+}
+
+/** One node_sources row per source message; a session named without a message gets index -1. */
+const sourceRows = (n: MemoryNode) => {
+  const seen = new Set<string>()
+  const rows: Array<readonly [string, number, string]> = []
+  const add = (sessionId: string, messageIndex: number) => {
+    const key = `${messageIndex}:${sessionId}`
+    if (seen.has(key)) return
+    seen.add(key)
+    rows.push([sessionId, messageIndex, n.id])
+  }
+  for (const r of n.sourceRefs) add(r.sessionId, r.messageIndex)
+  const refSessions = new Set(n.sourceRefs.map((r) => r.sessionId))
+  for (const s of n.sourceSessions) if (!refSessions.has(s)) add(s, -1)
+  return rows
+}
+
+/** The last of each key wins, at the place of its first occurrence (one statement may not touch a row twice). */
+const lastByKey = <A>(items: ReadonlyArray<A>, key: (a: A) => string): Array<A> => {
+  const map = new Map<string, A>()
+  for (const a of items) map.set(key(a), a)
+  return Array.from(map.values())
+}
+
+interface NodeRow {
+  readonly namespace: string
+  readonly id: string
+  readonly data: string
+  readonly embedding?: unknown
+}
+
+interface CacheState {
+  readonly graph: Graph
+  readonly withEmbeddings: boolean
+  readonly version: string
+}
+
+/**
+ * The graph in PostgreSQL: the nodes of every namespace this client reads, written only into its write
+ * namespace. Writers of one namespace are serialised by a transaction-scoped advisory lock, so a
+ * read-modify-write (`update`) never loses another process's commit.
+ */
+export const makeGraphStorePostgres = (db: PostgresDatabaseShape, options: { readonly vacuumOnScrub?: boolean } = {}) =>
+  Effect.gen(function* () {
+    const { sql, writeNamespace: ns, readNamespaces, where } = db
+    const fail = db.fail
+    // Which namespace each node id was read from: nodes of other namespaces are read-only here.
+    const namespaceOf = new Map<string, string>()
+    const foreign = (id: string) => {
+      const owner = namespaceOf.get(id)
+      return owner !== undefined && owner !== ns
+    }
+
+    const lockNamespace = sql`SELECT pg_advisory_xact_lock(hashtext(${"awhm:graph:" + ns}))`
+    const bumpVersion = sql`INSERT INTO awhm.graph_versions (namespace, version) VALUES (${ns}, 1)
+      ON CONFLICT (namespace) DO UPDATE SET version = awhm.graph_versions.version + 1`
+    const readVersion = Effect.map(
+      sql<{ v: string }>`SELECT coalesce(sum(version), 0)::text AS v FROM awhm.graph_versions WHERE namespace = ANY (${readNamespaces})`,
+      ([row]) => row?.v ?? "0"
+    )
+
+    // ---- writes (inside a transaction holding the namespace's lock) ----
+
+    const writeNodes = (all: ReadonlyArray<MemoryNode>) =>
+      Effect.forEach(
+        chunks(lastByKey(all.filter((n) => !foreign(n.id)), (n) => n.id), 200),
+        (chunk) =>
+          Effect.gen(function* () {
+            const rows = chunk.map((n) => ({
+              namespace: ns,
+              id: n.id,
+              data: JSON.stringify(nodeToStored(n, false)),
+              status: n.status,
+              canonical_key: n.canonicalKey,
+              embedding: n.embedding === null ? null : toBytes(n.embedding),
+              embed_dim: n.embedding === null ? null : n.embedding.length,
+              embed_model: n.embedModel
+            }))
+            yield* sql`INSERT INTO awhm.nodes ${sql.insert(rows)}
+              ON CONFLICT (namespace, id) DO UPDATE SET data = excluded.data, status = excluded.status,
+                canonical_key = excluded.canonical_key, embedding = excluded.embedding, embed_dim = excluded.embed_dim,
+                embed_model = excluded.embed_model`
+            const ids = chunk.map((n) => n.id)
+            yield* sql`DELETE FROM awhm.node_sources WHERE namespace = ${ns} AND node_id = ANY (${ids})`
+            const sources = chunk.flatMap(sourceRows)
+            for (const part of chunks(sources)) {
+              yield* sql`INSERT INTO awhm.node_sources (namespace, session_id, message_index, node_id)
+                SELECT ${ns}, s, m, n FROM unnest(${part.map((r) => r[0])}::text[], ${part.map((r) => r[1])}::int[], ${part.map((r) => r[2])}::text[]) AS u(s, m, n)
+                ON CONFLICT DO NOTHING`
+            }
+            for (const n of chunk) namespaceOf.set(n.id, ns)
+          }),
+        { discard: true }
+      )
+
+    const deleteNodes = (ids: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        const theirs = ids.filter(foreign)
+        if (theirs.length > 0) {
+          return yield* new StorageError({
+            operation: "save",
+            path: where,
+            message: `node ${theirs[0]} belongs to namespace ${namespaceOf.get(theirs[0]!)}; this client writes only ${ns}`
+          })
+        }
+        for (const chunk of chunks(ids)) {
+          const list = [...chunk]
+          yield* sql`DELETE FROM awhm.edges WHERE namespace = ${ns} AND (source = ANY (${list}) OR target = ANY (${list}))`
+          yield* sql`DELETE FROM awhm.node_sources WHERE namespace = ${ns} AND node_id = ANY (${list})`
+          yield* sql`DELETE FROM awhm.nodes WHERE namespace = ${ns} AND id = ANY (${list})`
+          for (const id of chunk) namespaceOf.delete(id)
+        }
+      })
+
+    // An edge is only kept when both ends exist in a namespace this client reads (as in every backend).
+    const writeEdges = (edges: ReadonlyArray<Edge>) =>
+      Effect.forEach(
+        chunks(lastByKey(edges, edgeKey), 300),
+        (chunk) =>
+          sql`INSERT INTO awhm.edges (namespace, source, target, type, weight, created_at)
+            SELECT ${ns}, v.s, v.t, v.ty, v.w, v.c
+            FROM unnest(${chunk.map((e) => e.source)}::text[], ${chunk.map((e) => e.target)}::text[],
+              ${chunk.map((e) => e.type)}::text[], ${chunk.map((e) => e.weight)}::float8[],
+              ${chunk.map((e) => e.createdAt)}::text[]) WITH ORDINALITY AS v(s, t, ty, w, c, o)
+            WHERE EXISTS (SELECT 1 FROM awhm.nodes WHERE id = v.s) AND EXISTS (SELECT 1 FROM awhm.nodes WHERE id = v.t)
+            ORDER BY v.o
+            ON CONFLICT (namespace, source, target, type) DO UPDATE SET weight = excluded.weight, created_at = excluded.created_at`,
+        { discard: true }
+      )
+
+    const writeChanges = (changes: GraphChanges) =>
+      Effect.gen(function* () {
+        if (changes.deleteNodes && changes.deleteNodes.length > 0) yield* deleteNodes(changes.deleteNodes)
+        if (changes.upsertNodes && changes.upsertNodes.length > 0) yield* writeNodes(changes.upsertNodes)
+        if (changes.addEdges && changes.addEdges.length > 0) yield* writeEdges(changes.addEdges)
+        yield* bumpVersion
+      })
+
+    // ---- reads ----
+
+    const decodeRows = (rows: ReadonlyArray<NodeRow>, withEmbeddings: boolean) =>
+      Effect.try({
+        try: () => {
+          const nodes = new Map<string, MemoryNode>()
+          const from = new Map<string, string>()
+          for (const row of rows) {
+            // The same id in the write namespace and another (a migrated copy): the write namespace's wins.
+            if (row.namespace !== ns && from.get(row.id) === ns) continue
+            from.set(row.id, row.namespace)
+            const decoded = decodeNode(JSON.parse(row.data), withEmbeddings ? fromBytes(row.embedding) : null)
+            if (Either.isLeft(decoded)) throw new CorruptFile({ path: where, message: `node ${row.id} in ${where} is damaged: ${decoded.left}` })
+            nodes.set(row.id, decoded.right)
+            namespaceOf.set(row.id, row.namespace)
+          }
+          return nodes
+        },
+        catch: (e) => (e instanceof CorruptFile ? e : new CorruptFile({ path: where, message: `a node row in ${where} is not valid JSON` }))
+      })
+
+    const readAll = (withEmbeddings: boolean) =>
+      Effect.gen(function* () {
+        const rows = withEmbeddings
+          ? yield* sql<NodeRow>`SELECT namespace, id, data, embedding FROM awhm.nodes
+              WHERE namespace = ANY (${readNamespaces}) ORDER BY seq`
+          : yield* sql<NodeRow>`SELECT namespace, id, data FROM awhm.nodes WHERE namespace = ANY (${readNamespaces}) ORDER BY seq`
+        const nodes = yield* decodeRows(rows, withEmbeddings)
+        const edgeRows = yield* sql<{ source: string; target: string; type: Edge["type"]; weight: number; created_at: string }>`
+          SELECT source, target, type, weight, created_at FROM awhm.edges WHERE namespace = ANY (${readNamespaces}) ORDER BY seq`
+        const edges = lastByKey(
+          edgeRows
+            .filter((r) => nodes.has(r.source) && nodes.has(r.target))
+            .map((r): Edge => ({ source: r.source, target: r.target, type: r.type, weight: r.weight, createdAt: r.created_at })),
+          edgeKey
+        )
+        return { nodes, edges } satisfies Graph
+      })
+
+    let cache: CacheState | null = null
+
+    /** The current graph; runs inside a transaction so the rows form one consistent state. */
+    const currentGraph = (withEmbeddings: boolean) =>
+      Effect.gen(function* () {
+        const version = yield* readVersion
+        if (cache !== null && cache.version === version && (cache.withEmbeddings || !withEmbeddings)) return cache
+        const graph = yield* readAll(withEmbeddings)
+        cache = { graph, withEmbeddings, version }
+        return cache
+      })
+
+    // A repeatable-read transaction: the version, nodes and edges come from one snapshot.
+    const readTransaction = <A, E, R>(body: Effect.Effect<A, E, R>) =>
+      sql.withTransaction(Effect.zipRight(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`, body))
+
+    /** Runs a write under the namespace's lock and keeps the cache in step only if it commits. */
+    const writeTransaction = <A, E, R>(body: Effect.Effect<readonly [A, GraphChanges], E, R>, base: () => CacheState | null) =>
+      Effect.gen(function* () {
+        // Inside a caller's transaction (consolidation progress) the commit is not final yet: keep no cache.
+        const nested = Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))
+        let next: CacheState | null = null
+        const a = yield* sql.withTransaction(
+          Effect.gen(function* () {
+            yield* lockNamespace
+            const [a, changes] = yield* body
+            const start = base()
+            cache = null
+            if (!isEmptyChange(changes)) {
+              yield* writeChanges(changes)
+              if (start !== null) {
+                applyChanges(start.graph, changes)
+                next = { ...start, version: yield* readVersion }
+              }
+            } else next = start
+            return a
+          })
+        )
+        cache = nested ? null : next
+        return a
+      })
+
+    const shape: GraphStoreShape = {
+      backend: "postgres",
+      location: where,
+      load: (opts) =>
+        readTransaction(currentGraph(opts?.withEmbeddings !== false)).pipe(
+          Effect.map((state) => copyGraph(state.graph)),
+          Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("load")(e)))
+        ),
+      getNodes: (ids) =>
+        Effect.gen(function* () {
+          const found = new Map<string, MemoryNode>()
+          for (const chunk of chunks(ids)) {
+            const rows = yield* sql<NodeRow>`SELECT namespace, id, data, embedding FROM awhm.nodes
+              WHERE namespace = ANY (${readNamespaces}) AND id = ANY (${[...chunk]}) ORDER BY seq`
+            for (const [id, n] of yield* decodeRows(rows, true)) found.set(id, n)
+          }
+          return ids.flatMap((id) => {
+            const n = found.get(id)
+            return n === undefined ? [] : [n]
+          })
+        }).pipe(Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("read")(e)))),
+      counts: readTransaction(
+        Effect.gen(function* () {
+          const [nodes] = yield* sql<{ n: number }>`SELECT count(DISTINCT id)::int AS n FROM awhm.nodes WHERE namespace = ANY (${readNamespaces})`
+          const [edges] = yield* sql<{ n: number }>`SELECT count(DISTINCT (e.source, e.target, e.type))::int AS n FROM awhm.edges e
+            WHERE e.namespace = ANY (${readNamespaces})
+              AND EXISTS (SELECT 1 FROM awhm.nodes WHERE id = e.source) AND EXISTS (SELECT 1 FROM awhm.nodes WHERE id = e.target)`
+          return { nodes: nodes?.n ?? 0, edges: edges?.n ?? 0 }
+        })
+      ).pipe(Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("count")(e)))),
+      commit: (changes) =>
+        isEmptyChange(changes)
+          ? Effect.void
+          : writeTransaction(Effect.succeed([undefined, changes] as const), () => cache).pipe(Effect.mapError(fail("save"))),
+      update: <A, E, R>(f: (graph: Graph) => Effect.Effect<readonly [A, GraphChanges], E, R>) => {
+        let state: CacheState | null = null
+        const body = Effect.gen(function* () {
+          state = yield* currentGraph(true).pipe(Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("load")(e))))
+          return yield* f(copyGraph(state.graph))
+        })
+        return writeTransaction(body, () => state).pipe(
+          Effect.mapError((e) => (isDriverError(e) ? fail("save")(e) : (e as E | CorruptFile | StorageError)))
+        )
+      },
+      replaceAll: (graph) =>
+        writeTransaction(
+          Effect.gen(function* () {
+            yield* sql`DELETE FROM awhm.edges WHERE namespace = ${ns}`
+            yield* sql`DELETE FROM awhm.node_sources WHERE namespace = ${ns}`
+            yield* sql`DELETE FROM awhm.nodes WHERE namespace = ${ns}`
+            for (const [id, owner] of namespaceOf) if (owner === ns) namespaceOf.delete(id)
+            return [undefined, { upsertNodes: Array.from(graph.nodes.values()), addEdges: graph.edges }] as const
+          }),
+          () => null
+        ).pipe(Effect.mapError(fail("restore"))),
+      // Deleted rows stay in the table files as dead tuples until VACUUM reclaims them; only the owner may run it.
+      scrub:
+        options.vacuumOnScrub === false
+          ? Effect.void
+          : db.isOwner
+            ? Effect.forEach(["nodes", "node_sources", "edges"], (t) => sql.unsafe(`VACUUM awhm.${t}`), { discard: true }).pipe(
+                Effect.mapError(fail("vacuum"))
+              )
+            : Effect.logWarning(`VACUUM skipped: only the owner of the awhm schema on ${where} may run it; deleted rows stay as dead tuples until the owner or autovacuum does`)
+    }
+    return GraphStore.of(shape)
+  })
+
+const isDriverError = (e: unknown): boolean =>
+  typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "SqlError"
+
+/** The graph store of `storage_backend: postgres`. */
+export const GraphStorePostgres: Layer.Layer<GraphStore, StorageError | CorruptFile, PostgresDatabase | AppConfig> = Layer.effect(
+  GraphStore,
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    return yield* makeGraphStorePostgres(yield* PostgresDatabase, { vacuumOnScrub: config.postgresVacuumOnDelete })
+  })
+)
