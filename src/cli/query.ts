@@ -3,7 +3,7 @@ import { Effect, Option } from "effect"
 import { retrievalLayer } from "../layers/Main.js"
 import { parseAsOf } from "../domain/input.js"
 import { formatResults, retrieve } from "../programs/retrieve.js"
-import { dataDirOption, flagMap, jsonOption, output, withConfig } from "./common.js"
+import { dataDirOption, flagMap, jsonOption, output, postgresUrlOption, withConfig } from "./common.js"
 
 const text = Args.text({ name: "text" }).pipe(Args.withDescription("What to look for (a question or keywords)"))
 const k = Options.integer("k").pipe(
@@ -30,9 +30,9 @@ const lexicalOnly = Options.boolean("lexical-only").pipe(
 /** `awhm query TEXT`: retrieve memories. */
 export const queryCommand = Command.make(
   "query",
-  { text, k, includeHistory, trace, asOf, session, lexicalOnly, dataDir: dataDirOption, json: jsonOption },
+  { text, k, includeHistory, trace, asOf, session, lexicalOnly, dataDir: dataDirOption, postgresUrl: postgresUrlOption, json: jsonOption },
   (args) =>
-    withConfig(flagMap(args.dataDir), (config) =>
+    withConfig(flagMap(args.dataDir, {}, args.postgresUrl), (config) =>
       Effect.gen(function* () {
         const moment = yield* parseAsOf(Option.getOrNull(args.asOf))
         const results = yield* retrieve(args.text, {

@@ -59,8 +59,25 @@ interface NodeRow {
 interface CacheState {
   readonly graph: Graph
   readonly withEmbeddings: boolean
-  readonly version: string
+  /** Namespace → the graph version the cached graph reflects. */
+  readonly versions: ReadonlyMap<string, number>
 }
+
+interface VersionRow {
+  readonly namespace: string
+  readonly version: string
+  readonly reset_at: string
+}
+
+interface EdgeRow {
+  readonly source: string
+  readonly target: string
+  readonly type: Edge["type"]
+  readonly weight: number
+  readonly created_at: string
+}
+
+const toEdge = (r: EdgeRow): Edge => ({ source: r.source, target: r.target, type: r.type, weight: r.weight, createdAt: r.created_at })
 
 /**
  * The graph in PostgreSQL: the nodes of every namespace this client reads, written only into its write
@@ -79,16 +96,24 @@ export const makeGraphStorePostgres = (db: PostgresDatabaseShape, options: { rea
     }
 
     const lockNamespace = sql`SELECT pg_advisory_xact_lock(hashtext(${"awhm:graph:" + ns}))`
-    const bumpVersion = sql`INSERT INTO awhm.graph_versions (namespace, version) VALUES (${ns}, 1)
-      ON CONFLICT (namespace) DO UPDATE SET version = awhm.graph_versions.version + 1`
-    const readVersion = Effect.map(
-      sql<{ v: string }>`SELECT coalesce(sum(version), 0)::text AS v FROM awhm.graph_versions WHERE namespace = ANY (${readNamespaces})`,
-      ([row]) => row?.v ?? "0"
+    /** The write namespace's next version (every row written now carries it); `reset`: a whole-graph replace. */
+    const bumpVersion = (reset: boolean) =>
+      Effect.map(
+        sql<{ v: string }>`INSERT INTO awhm.graph_versions (namespace, version, reset_at) VALUES (${ns}, 1, ${reset ? 1 : 0})
+          ON CONFLICT (namespace) DO UPDATE SET version = awhm.graph_versions.version + 1,
+            reset_at = CASE WHEN ${reset} THEN awhm.graph_versions.version + 1 ELSE awhm.graph_versions.reset_at END
+          RETURNING version::text AS v`,
+        ([row]) => Number(row?.v ?? 0)
+      )
+    const readVersions = Effect.map(
+      sql<VersionRow>`SELECT namespace, version::text AS version, reset_at::text AS reset_at FROM awhm.graph_versions
+        WHERE namespace = ANY (${readNamespaces})`,
+      (rows) => new Map(rows.map((r) => [r.namespace, { version: Number(r.version), resetAt: Number(r.reset_at) }] as const))
     )
 
     // ---- writes (inside a transaction holding the namespace's lock) ----
 
-    const writeNodes = (all: ReadonlyArray<MemoryNode>) =>
+    const writeNodes = (all: ReadonlyArray<MemoryNode>, version: number) =>
       Effect.forEach(
         chunks(lastByKey(all.filter((n) => !foreign(n.id)), (n) => n.id), 200),
         (chunk) =>
@@ -96,6 +121,7 @@ export const makeGraphStorePostgres = (db: PostgresDatabaseShape, options: { rea
             const rows = chunk.map((n) => ({
               namespace: ns,
               id: n.id,
+              changed_at: version,
               data: JSON.stringify(nodeToStored(n, false)),
               status: n.status,
               canonical_key: n.canonicalKey,
@@ -104,7 +130,7 @@ export const makeGraphStorePostgres = (db: PostgresDatabaseShape, options: { rea
               embed_model: n.embedModel
             }))
             yield* sql`INSERT INTO awhm.nodes ${sql.insert(rows)}
-              ON CONFLICT (namespace, id) DO UPDATE SET data = excluded.data, status = excluded.status,
+              ON CONFLICT (namespace, id) DO UPDATE SET changed_at = excluded.changed_at, data = excluded.data, status = excluded.status,
                 canonical_key = excluded.canonical_key, embedding = excluded.embedding, embed_dim = excluded.embed_dim,
                 embed_model = excluded.embed_model`
             const ids = chunk.map((n) => n.id)
@@ -120,7 +146,7 @@ export const makeGraphStorePostgres = (db: PostgresDatabaseShape, options: { rea
         { discard: true }
       )
 
-    const deleteNodes = (ids: ReadonlyArray<string>) =>
+    const deleteNodes = (ids: ReadonlyArray<string>, version: number) =>
       Effect.gen(function* () {
         const theirs = ids.filter(foreign)
         if (theirs.length > 0) {
@@ -134,33 +160,39 @@ export const makeGraphStorePostgres = (db: PostgresDatabaseShape, options: { rea
           const list = [...chunk]
           yield* sql`DELETE FROM awhm.edges WHERE namespace = ${ns} AND (source = ANY (${list}) OR target = ANY (${list}))`
           yield* sql`DELETE FROM awhm.node_sources WHERE namespace = ${ns} AND node_id = ANY (${list})`
-          yield* sql`DELETE FROM awhm.nodes WHERE namespace = ${ns} AND id = ANY (${list})`
+          const gone = yield* sql<{ id: string }>`DELETE FROM awhm.nodes WHERE namespace = ${ns} AND id = ANY (${list}) RETURNING id`
+          if (gone.length > 0) {
+            yield* sql`INSERT INTO awhm.graph_deletions (namespace, version, node_id) SELECT ${ns}, ${version}, unnest(${gone.map((r) => r.id)}::text[])`
+          }
           for (const id of chunk) namespaceOf.delete(id)
         }
       })
 
     // An edge is only kept when both ends exist in a namespace this client reads (as in every backend).
-    const writeEdges = (edges: ReadonlyArray<Edge>) =>
+    const writeEdges = (edges: ReadonlyArray<Edge>, version: number) =>
       Effect.forEach(
         chunks(lastByKey(edges, edgeKey), 300),
         (chunk) =>
-          sql`INSERT INTO awhm.edges (namespace, source, target, type, weight, created_at)
-            SELECT ${ns}, v.s, v.t, v.ty, v.w, v.c
+          sql`INSERT INTO awhm.edges (namespace, source, target, type, weight, created_at, changed_at)
+            SELECT ${ns}, v.s, v.t, v.ty, v.w, v.c, ${version}::bigint
             FROM unnest(${chunk.map((e) => e.source)}::text[], ${chunk.map((e) => e.target)}::text[],
               ${chunk.map((e) => e.type)}::text[], ${chunk.map((e) => e.weight)}::float8[],
               ${chunk.map((e) => e.createdAt)}::text[]) WITH ORDINALITY AS v(s, t, ty, w, c, o)
             WHERE EXISTS (SELECT 1 FROM awhm.nodes WHERE id = v.s) AND EXISTS (SELECT 1 FROM awhm.nodes WHERE id = v.t)
             ORDER BY v.o
-            ON CONFLICT (namespace, source, target, type) DO UPDATE SET weight = excluded.weight, created_at = excluded.created_at`,
+            ON CONFLICT (namespace, source, target, type) DO UPDATE SET weight = excluded.weight, created_at = excluded.created_at,
+              changed_at = excluded.changed_at`,
         { discard: true }
       )
 
-    const writeChanges = (changes: GraphChanges) =>
+    /** Writes the changes as the write namespace's next version, which it returns. */
+    const writeChanges = (changes: GraphChanges, reset = false) =>
       Effect.gen(function* () {
-        if (changes.deleteNodes && changes.deleteNodes.length > 0) yield* deleteNodes(changes.deleteNodes)
-        if (changes.upsertNodes && changes.upsertNodes.length > 0) yield* writeNodes(changes.upsertNodes)
-        if (changes.addEdges && changes.addEdges.length > 0) yield* writeEdges(changes.addEdges)
-        yield* bumpVersion
+        const version = yield* bumpVersion(reset)
+        if (changes.deleteNodes && changes.deleteNodes.length > 0) yield* deleteNodes(changes.deleteNodes, version)
+        if (changes.upsertNodes && changes.upsertNodes.length > 0) yield* writeNodes(changes.upsertNodes, version)
+        if (changes.addEdges && changes.addEdges.length > 0) yield* writeEdges(changes.addEdges, version)
+        return version
       })
 
     // ---- reads ----
@@ -191,37 +223,101 @@ export const makeGraphStorePostgres = (db: PostgresDatabaseShape, options: { rea
               WHERE namespace = ANY (${readNamespaces}) ORDER BY seq`
           : yield* sql<NodeRow>`SELECT namespace, id, data FROM awhm.nodes WHERE namespace = ANY (${readNamespaces}) ORDER BY seq`
         const nodes = yield* decodeRows(rows, withEmbeddings)
-        const edgeRows = yield* sql<{ source: string; target: string; type: Edge["type"]; weight: number; created_at: string }>`
+        const edgeRows = yield* sql<EdgeRow>`
           SELECT source, target, type, weight, created_at FROM awhm.edges WHERE namespace = ANY (${readNamespaces}) ORDER BY seq`
-        const edges = lastByKey(
-          edgeRows
-            .filter((r) => nodes.has(r.source) && nodes.has(r.target))
-            .map((r): Edge => ({ source: r.source, target: r.target, type: r.type, weight: r.weight, createdAt: r.created_at })),
-          edgeKey
-        )
+        const edges = lastByKey(edgeRows.filter((r) => nodes.has(r.source) && nodes.has(r.target)).map(toEdge), edgeKey)
         return { nodes, edges } satisfies Graph
+      })
+
+    /**
+     * Brings a cached graph up to `current` by reading only the rows written since (and the ids deleted
+     * since); null when only a full read will do (a snapshot restore, or a cache without the vectors asked for).
+     */
+    const refresh = (state: CacheState, current: ReadonlyMap<string, { version: number; resetAt: number }>) =>
+      Effect.gen(function* () {
+        const since: Array<readonly [string, number]> = []
+        for (const n of readNamespaces) {
+          const now = current.get(n) ?? { version: 0, resetAt: 0 }
+          const seen = state.versions.get(n) ?? 0
+          if (now.version === seen) continue
+          if (now.version < seen || now.resetAt > seen) return null
+          since.push([n, seen])
+        }
+        const versions = new Map([...current].map(([n, v]) => [n, v.version] as const))
+        if (since.length === 0) return { ...state, versions }
+        const names = since.map(([n]) => n)
+        const seenAt = since.map(([, v]) => v)
+        const deleted = yield* sql<{ namespace: string; node_id: string }>`SELECT d.namespace, d.node_id FROM awhm.graph_deletions d
+          JOIN unnest(${names}::text[], ${seenAt}::bigint[]) AS c(ns, v) ON d.namespace = c.ns AND d.version > c.v`
+        const rows = state.withEmbeddings
+          ? yield* sql<NodeRow>`SELECT n.namespace, n.id, n.data, n.embedding FROM awhm.nodes n
+              JOIN unnest(${names}::text[], ${seenAt}::bigint[]) AS c(ns, v) ON n.namespace = c.ns AND n.changed_at > c.v ORDER BY n.seq`
+          : yield* sql<NodeRow>`SELECT n.namespace, n.id, n.data FROM awhm.nodes n
+              JOIN unnest(${names}::text[], ${seenAt}::bigint[]) AS c(ns, v) ON n.namespace = c.ns AND n.changed_at > c.v ORDER BY n.seq`
+        const edgeRows = yield* sql<EdgeRow>`SELECT e.source, e.target, e.type, e.weight, e.created_at FROM awhm.edges e
+          JOIN unnest(${names}::text[], ${seenAt}::bigint[]) AS c(ns, v) ON e.namespace = c.ns AND e.changed_at > c.v ORDER BY e.seq`
+        const { graph } = state
+        const gone = new Set<string>()
+        for (const d of deleted) {
+          const owner = namespaceOf.get(d.node_id)
+          if (owner !== undefined && owner !== d.namespace) continue // a copy in another namespace stays
+          graph.nodes.delete(d.node_id)
+          namespaceOf.delete(d.node_id)
+          gone.add(d.node_id)
+        }
+        for (const row of rows) {
+          if (row.namespace !== ns && namespaceOf.get(row.id) === ns && graph.nodes.has(row.id)) continue
+          const [[id, node]] = [...(yield* decodeRows([row], state.withEmbeddings))] as [[string, MemoryNode]]
+          graph.nodes.set(id, node)
+        }
+        let edges = gone.size === 0 ? graph.edges : graph.edges.filter((e) => !gone.has(e.source) && !gone.has(e.target))
+        const at = new Map(edges.map((e, i) => [edgeKey(e), i] as const))
+        if (edges === graph.edges && edgeRows.length > 0) edges = edges.slice()
+        for (const e of edgeRows.map(toEdge)) {
+          if (!graph.nodes.has(e.source) || !graph.nodes.has(e.target)) continue
+          const i = at.get(edgeKey(e))
+          if (i !== undefined) edges[i] = e
+          else {
+            at.set(edgeKey(e), edges.length)
+            edges.push(e)
+          }
+        }
+        return { graph: { nodes: graph.nodes, edges }, withEmbeddings: state.withEmbeddings, versions } satisfies CacheState
       })
 
     let cache: CacheState | null = null
 
-    /** The current graph; runs inside a transaction so the rows form one consistent state. */
+    /** The current graph: the cache refreshed with what changed since it was read, or a full read. */
     const currentGraph = (withEmbeddings: boolean) =>
       Effect.gen(function* () {
-        const version = yield* readVersion
-        if (cache !== null && cache.version === version && (cache.withEmbeddings || !withEmbeddings)) return cache
-        const graph = yield* readAll(withEmbeddings)
-        cache = { graph, withEmbeddings, version }
-        return cache
+        const current = yield* readVersions
+        const base = cache
+        cache = null // while it is being brought up to date
+        const refreshed = base !== null && (base.withEmbeddings || !withEmbeddings) ? yield* refresh(base, current) : null
+        const next: CacheState = refreshed ?? {
+          graph: yield* readAll(withEmbeddings),
+          withEmbeddings,
+          versions: new Map([...current].map(([n, v]) => [n, v.version] as const))
+        }
+        cache = next
+        return next
       })
 
-    // A repeatable-read transaction: the version, nodes and edges come from one snapshot.
+    // A repeatable-read transaction: the versions, nodes and edges come from one snapshot.
     const readTransaction = <A, E, R>(body: Effect.Effect<A, E, R>) =>
       sql.withTransaction(Effect.zipRight(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`, body))
 
-    /** Runs a write under the namespace's lock and keeps the cache in step only if it commits. */
-    const writeTransaction = <A, E, R>(body: Effect.Effect<readonly [A, GraphChanges], E, R>, base: () => CacheState | null) =>
+    /**
+     * Runs a write under the namespace's lock. The cache takes the changes only when it was current for
+     * the write namespace and the commit is final here; otherwise the next read refreshes it from the rows.
+     */
+    const writeTransaction = <A, E, R>(
+      body: Effect.Effect<readonly [A, GraphChanges], E, R>,
+      base: () => CacheState | null,
+      reset = false
+    ) =>
       Effect.gen(function* () {
-        // Inside a caller's transaction (consolidation progress) the commit is not final yet: keep no cache.
+        // Inside a caller's transaction (consolidation progress) the commit is not final yet.
         const nested = Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))
         let next: CacheState | null = null
         const a = yield* sql.withTransaction(
@@ -230,17 +326,17 @@ export const makeGraphStorePostgres = (db: PostgresDatabaseShape, options: { rea
             const [a, changes] = yield* body
             const start = base()
             cache = null
-            if (!isEmptyChange(changes)) {
-              yield* writeChanges(changes)
-              if (start !== null) {
-                applyChanges(start.graph, changes)
-                next = { ...start, version: yield* readVersion }
-              }
-            } else next = start
+            next = start
+            if (isEmptyChange(changes) && !reset) return a
+            const version = yield* writeChanges(changes, reset)
+            if (start !== null && !nested && !reset && start.versions.get(ns) === version - 1) {
+              applyChanges(start.graph, changes)
+              next = { ...start, versions: new Map(start.versions).set(ns, version) }
+            }
             return a
           })
         )
-        cache = nested ? null : next
+        cache = reset ? null : next
         return a
       })
 
@@ -297,7 +393,8 @@ export const makeGraphStorePostgres = (db: PostgresDatabaseShape, options: { rea
             for (const [id, owner] of namespaceOf) if (owner === ns) namespaceOf.delete(id)
             return [undefined, { upsertNodes: Array.from(graph.nodes.values()), addEdges: graph.edges }] as const
           }),
-          () => null
+          () => null,
+          true
         ).pipe(Effect.mapError(fail("restore"))),
       // Deleted rows stay in the table files as dead tuples until VACUUM reclaims them; only the owner may run it.
       scrub:

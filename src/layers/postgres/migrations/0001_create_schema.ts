@@ -7,6 +7,7 @@ export const NAMESPACED_TABLES = [
   "node_sources",
   "edges",
   "graph_versions",
+  "graph_deletions",
   "log_sessions",
   "messages",
   "consolidation_progress",
@@ -52,6 +53,7 @@ export default Effect.gen(function* () {
     namespace TEXT NOT NULL,
     id TEXT NOT NULL,
     seq BIGINT GENERATED ALWAYS AS IDENTITY,
+    changed_at BIGINT NOT NULL,
     data TEXT NOT NULL,
     status TEXT NOT NULL,
     canonical_key TEXT,
@@ -62,6 +64,7 @@ export default Effect.gen(function* () {
     PRIMARY KEY (namespace, id)
   )`
   yield* sql`CREATE INDEX nodes_order ON awhm.nodes (namespace, seq)`
+  yield* sql`CREATE INDEX nodes_changed ON awhm.nodes (namespace, changed_at)`
   yield* sql`CREATE INDEX nodes_slot ON awhm.nodes (namespace, canonical_key, status)`
   yield* sql`CREATE INDEX nodes_tsv ON awhm.nodes USING GIN (tsv)`
   yield* sql`CREATE TABLE awhm.node_sources (
@@ -80,11 +83,25 @@ export default Effect.gen(function* () {
     weight DOUBLE PRECISION NOT NULL,
     created_at TEXT NOT NULL,
     seq BIGINT GENERATED ALWAYS AS IDENTITY,
+    changed_at BIGINT NOT NULL,
     PRIMARY KEY (namespace, source, target, type)
   )`
   yield* sql`CREATE INDEX edges_target ON awhm.edges (namespace, target)`
-  // Bumped by every graph write: a client reuses its cached graph while the sum is unchanged.
-  yield* sql`CREATE TABLE awhm.graph_versions (namespace TEXT PRIMARY KEY, version BIGINT NOT NULL)`
+  yield* sql`CREATE INDEX edges_changed ON awhm.edges (namespace, changed_at)`
+  // Bumped by every graph write; rows carry the version that last wrote them (changed_at), deleted node
+  // ids are listed with theirs, so a client refreshes its cached graph with only what changed since.
+  // reset_at: the version of the last whole-graph replace (a snapshot restore), which needs a full read.
+  yield* sql`CREATE TABLE awhm.graph_versions (
+    namespace TEXT PRIMARY KEY,
+    version BIGINT NOT NULL,
+    reset_at BIGINT NOT NULL DEFAULT 0
+  )`
+  yield* sql`CREATE TABLE awhm.graph_deletions (
+    namespace TEXT NOT NULL,
+    version BIGINT NOT NULL,
+    node_id TEXT NOT NULL
+  )`
+  yield* sql`CREATE INDEX graph_deletions_version ON awhm.graph_deletions (namespace, version)`
 
   // next_index is the session's high-water mark: an index is never handed out twice, even after a delete.
   yield* sql`CREATE TABLE awhm.log_sessions (
