@@ -10,6 +10,9 @@ import { PostgresDatabase, type PostgresDatabaseShape } from "./postgres/Postgre
 
 const CHUNK = 500
 
+/** The tables a hard delete removes rows from: VACUUM turns their dead tuples into free space. */
+const TOUCHED_BY_DELETE = ["nodes", "node_sources", "edges", "graph_deletions", "messages", "log_sessions"] as const
+
 const chunks = <A>(items: ReadonlyArray<A>, size = CHUNK): Array<ReadonlyArray<A>> => {
   const out: Array<ReadonlyArray<A>> = []
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
@@ -401,7 +404,7 @@ export const makeGraphStorePostgres = (db: PostgresDatabaseShape, options: { rea
         options.vacuumOnScrub === false
           ? Effect.void
           : db.isOwner
-            ? Effect.forEach(["nodes", "node_sources", "edges"], (t) => sql.unsafe(`VACUUM awhm.${t}`), { discard: true }).pipe(
+            ? Effect.forEach(TOUCHED_BY_DELETE, (t) => sql.unsafe(`VACUUM awhm.${t}`), { discard: true }).pipe(
                 Effect.mapError(fail("vacuum"))
               )
             : Effect.logWarning(`VACUUM skipped: only the owner of the awhm schema on ${where} may run it; deleted rows stay as dead tuples until the owner or autovacuum does`)
