@@ -126,7 +126,7 @@ export const makePostgresDatabase = (options: PostgresOptions) =>
       return yield* new StorageError({
         operation: "connect",
         path: where,
-        message: `the role ${role} may not write namespace ${options.writeNamespace} on ${where}; the schema owner grants it (awhm namespace grant)`
+        message: `the role ${role} may not write namespace ${options.writeNamespace} on ${where}; the schema owner grants it: INSERT INTO awhm.grants VALUES ('${role}', '${options.writeNamespace}', true)`
       })
     }
     const missing = readNamespaces.filter((ns) => !(access?.r ?? []).includes(ns))
@@ -134,7 +134,7 @@ export const makePostgresDatabase = (options: PostgresOptions) =>
       return yield* new StorageError({
         operation: "connect",
         path: where,
-        message: `the role ${role} may not read namespace ${missing.join(", ")} on ${where}; the schema owner grants it (awhm namespace grant)`
+        message: `the role ${role} may not read namespace ${missing.join(", ")} on ${where}; the schema owner grants it: INSERT INTO awhm.grants VALUES ('${role}', '${missing[0]}', false)`
       })
     }
     return PostgresDatabase.of({ sql, readNamespaces, writeNamespace: options.writeNamespace, where, isOwner, fail })
