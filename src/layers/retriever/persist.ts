@@ -99,6 +99,10 @@ const decodeVectors = (buf: Buffer, modelId: string): { vectors: Map<string, Flo
   return { vectors, records }
 }
 
+/** Writes a message-vector file from scratch (the bench's seeder: vectors computed elsewhere). */
+export const writeMessageVectors = (target: PersistTarget, records: ReadonlyArray<readonly [string, Float32Array]>): void =>
+  replaceFile(vectorFile(target.dataDir), Buffer.concat([header(target.modelId), encodeRecords(records)]))
+
 /** Fills an empty view from the cache (best effort: an unusable cache is ignored). True when it did. */
 export const loadPersisted = (target: PersistTarget, view: RawLogView): boolean => {
   try {
