@@ -1,7 +1,8 @@
 // Cost by memory size, measured as a user pays it: whole `awhm` processes (wall and CPU time, peak RSS),
 // a warm query in one library process, consolidating one new session, and the data dir's size, at 1k,
 // 10k and 100k memories (N graph nodes + N raw-log messages of LoCoMo text, 384-dim vectors). 1M only with
-// SCALE_BENCH_1M=1. BEFORE_BIN=<old dist/awhm.mjs> adds the same whole-process rows for an older build.
+// SCALE_BENCH_1M=1. BEFORE_BIN=<old dist/awhm.mjs> adds the same whole-process rows for an older build;
+// SCALE_BENCH_SIZES, SCALE_BENCH_RUNS and SCALE_BENCH_QUICK=1 (lexical, warm and disk only) narrow a run.
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -117,6 +118,8 @@ const cost = (c: ProcessCost) => `${s(c.wall)} / ${s(c.cpu)} CPU, ${Math.round(c
 
 export async function run(): Promise<string> {
   const before = process.env["BEFORE_BIN"] ?? null
+  // SCALE_BENCH_QUICK=1: only the lexical query, the warm query and the disk (a busy machine, a big size).
+  const quick = process.env["SCALE_BENCH_QUICK"] === "1"
   const rows: Array<string> = []
   const seedTimes: Array<string> = []
   for (const n of SIZES) {
@@ -129,12 +132,12 @@ export async function run(): Promise<string> {
       const bins: Array<readonly [string, string]> = [["this build", BIN], ...(before === null ? [] : [["before", before] as const])]
       for (const [label, bin] of bins) {
         const lexical = whole(bin, dir, (i) => [...q(i), "--lexical-only"], { AWHM_EMBEDDER: "none" })
-        const semantic = modelReady() ? whole(bin, dir, q) : null
-        const consolidate = consolidateOne(bin, dir, Math.min(3, RUNS), { AWHM_EMBEDDER: modelReady() ? "transformers" : "mock" })
+        const semantic = modelReady() && !quick ? whole(bin, dir, q) : null
+        const consolidate = quick ? null : consolidateOne(bin, dir, Math.min(3, RUNS), { AWHM_EMBEDDER: modelReady() ? "transformers" : "mock" })
         const w = label === "this build" ? await warm(dir) : null
         rows.push(
           `| ${n.toLocaleString("en-US")} | ${label} | ${cost(lexical)} | ${semantic === null ? "-" : cost(semantic)} | ` +
-            `${w === null ? "-" : `${w.p50.toFixed(1)} / ${w.p95.toFixed(1)} ms (${w.cpu.toFixed(1)} ms CPU)`} | ${cost(consolidate)} | ` +
+            `${w === null ? "-" : `${w.p50.toFixed(1)} / ${w.p95.toFixed(1)} ms (${w.cpu.toFixed(1)} ms CPU)`} | ${consolidate === null ? "-" : cost(consolidate)} | ` +
             `${label === "this build" ? `${(duBytes(dir) / n / 1024).toFixed(2)} KB` : "-"} |`
         )
         process.stderr.write(`scale: ${n} ${label} done\n`)
