@@ -15,7 +15,7 @@ import { makeRetrieverLayer } from "../src/layers/RetrieverLive.js"
 import { SessionBufferMemory } from "../src/layers/SessionBufferMemory.js"
 import { strengthParams } from "../src/domain/strength.js"
 import { DEFAULT_GRAPH_TUNING, DEFAULT_RAW_TUNING, rankQuery, type RankSettings } from "../src/layers/retriever/engine.js"
-import { GraphView } from "../src/layers/retriever/GraphView.js"
+import { fetchGraphCandidates, fetchStatements } from "../src/layers/retriever/graphCandidates.js"
 import { RawLogView } from "../src/layers/retriever/RawLogView.js"
 import { Embedder } from "../src/services/Embedder.js"
 import { GraphStore } from "../src/services/GraphStore.js"
@@ -80,7 +80,8 @@ const time = (f: (i: number) => void, count: number): Timing => {
 }
 const medianTiming = (runs: ReadonlyArray<Timing>): Timing => ({ p50: median(runs.map((r) => r.p50)), p95: median(runs.map((r) => r.p95)) })
 
-const settingsFrom = (c: Awaited<ReturnType<typeof defaults>>): RankSettings => ({
+const settingsFrom = (c: Awaited<ReturnType<typeof defaults>>): RankSettings & { bm25K1: number; bm25B: number } => ({
+  bm25K1: c.bm25K1, bm25B: c.bm25B,
   wSemantic: c.wSemantic, wLexical: c.wLexical, wStrength: c.wStrength, wConfidence: c.wConfidence,
   wAssociation: c.wAssociation, contradictionPenalty: c.contradictionPenalty, bm25AnchorRatio: c.bm25AnchorRatio,
   embedThreshold: c.embedThreshold, neighborExpansion: c.neighborExpansion, neighborDecay: c.neighborDecay,
@@ -107,20 +108,37 @@ const benchSize = async (n: number, label: string, nodes = n / 2, lines = n / 2,
   const queries = Array.from({ length: QUERIES }, () => Array.from({ length: 3 + Math.floor(r() * 5) }, () => zipf(r)).join(" "))
   const vectors = queries.map(mockEmbedding)
   const t = performance.now()
-  const gv = new GraphView(MOCK_MODEL_ID)
-  gv.sync(graph, true)
+  const store = Effect.runSync(makeGraphStoreMemory(graph))
   const rv = new RawLogView()
   for (let s = 0; s * 100 < lines; s++) rv.syncSession(`s${s}`, messages.slice(s * 100, s * 100 + 100), { mtimeMs: s, readAt: Date.now() })
   const missing = rv.missingVectors(MOCK_MODEL_ID)
   rv.addVectors(missing, missing.map((d) => mockEmbedding(d.content)))
   const build = performance.now() - t
   const now = iso(T0 + Math.max(nodes, lines) * 60_000)
-  const ask = (i: number, semantic: boolean) =>
-    rankQuery(
-      { query: queries[i % QUERIES]!, queryVector: semantic ? vectors[i % QUERIES]! : null, k: 10, includeHistory: false, asOf: null, scope: null, exclude: new Set(), trace: false, now },
+  // The graph's candidates come from the (in-memory) store, as in the retriever.
+  const ask = (i: number, semantic: boolean) => {
+    const query = queries[i % QUERIES]!
+    const queryVector = semantic ? vectors[i % QUERIES]! : null
+    const { candidates, statements } = Effect.runSync(fetchGraphCandidates(store, {
+      query, queryVector, modelId: MOCK_MODEL_ID, k: 10, filter: { asOf: null, includeHistory: false, now, scope: null },
+      excluded: 0, bm25: { k1: settings.bm25K1, b: settings.bm25B }, embedThreshold: settings.embedThreshold,
+      neighborExpansion: settings.neighborExpansion
+    }))
+    const rank = () => rankQuery(
+      { query, queryVector, k: 10, includeHistory: false, asOf: null, scope: null, exclude: new Set(), trace: false, now },
       settings,
-      { graph: gv, raw: rv, buffer: [] }
+      { graph: candidates, raw: rv, buffer: [] }
     )
+    let outcome = rank()
+    while (candidates.missing.size > 0) {
+      Effect.runSync(fetchStatements(store, candidates, statements, (key) => {
+        const doc = rv.docs.get(key)
+        return doc === undefined ? undefined : { sessionId: doc.sessionId, messageIndex: doc.index }
+      }))
+      outcome = rank()
+    }
+    return outcome
+  }
   for (let i = 0; i < 20; i++) ask(i, true) // warm up the JIT
   const semantic: Array<Timing> = []
   const lexical: Array<Timing> = []

@@ -11,6 +11,8 @@ import { applyChanges, copyGraph, isEmptyChange } from "./graph/applyChanges.js"
 import { readJsonGraphFileSync, writeJsonGraphFileSync } from "./graph/jsonFile.js"
 import { removeStaleTempFiles } from "../store/tempFiles.js"
 import { makeGraphStoreSqlite } from "./GraphStoreSqlite.js"
+import { MemoryGraphSearch } from "./graph/memorySearch.js"
+import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
 
 export interface JsonStoreOptions {
   /** The graph file (`<data-dir>/graph/memory_graph.json`). */
@@ -20,6 +22,8 @@ export interface JsonStoreOptions {
   readonly snapshotsDir: string
   /** A SQLite graph imported once when the JSON file does not exist yet (switching backend). */
   readonly importSqlite?: string | null
+  /** How often gathered reinforcement is written (ms; also when the store's scope closes). */
+  readonly reinforceFlushMs?: number
 }
 
 const asStoreError = (file: string, operation: string) => (e: unknown): StorageError | CorruptFile =>
@@ -37,6 +41,10 @@ export const makeGraphStoreJson = (options: JsonStoreOptions) =>
 
     // The parsed file, reused while the file on disk is unchanged (every write replaces its inode).
     let cache: { readonly graph: Graph; readonly stamp: string | null } | null = null
+    // Bumped whenever `cache` holds another graph: the search indexes follow it.
+    let version = 0
+    const search = new MemoryGraphSearch()
+    const pending = new PendingReinforcement()
     const stampOf = (): string | null => {
       try {
         const st = fs.statSync(file)
@@ -50,12 +58,14 @@ export const makeGraphStoreJson = (options: JsonStoreOptions) =>
       if (cache !== null && cache.stamp === stamp) return cache.graph
       const graph = stamp === null ? { nodes: new Map(), edges: [] } : readJsonGraphFileSync(file, snapshotsDir)
       cache = { graph, stamp }
+      version++
       return graph
     }
     const write = (graph: Graph) => {
       cache = null
       writeJsonGraphFileSync(file, graph)
       cache = { graph, stamp: stampOf() }
+      version++
     }
     const sync = <A>(operation: string, f: () => A) => Effect.try({ try: f, catch: asStoreError(file, operation) })
 
@@ -86,16 +96,40 @@ export const makeGraphStoreJson = (options: JsonStoreOptions) =>
         })
       )
 
+    const searchNow = (): MemoryGraphSearch => {
+      const g = current()
+      search.use(g, version)
+      return search
+    }
+    const overlaid = (g: Graph): Graph => {
+      if (pending.size === 0) return copyGraph(g)
+      const nodes = new Map(g.nodes)
+      for (const [id, n] of nodes) nodes.set(id, pending.overlay(n))
+      return { nodes, edges: g.edges.slice() }
+    }
+    const flushReinforcement = Effect.suspend(() => {
+      if (pending.size === 0) return Effect.void
+      const taken = pending.take()
+      return update((g) => {
+        const fresh = [...taken.keys()].flatMap((id) => {
+          const n = g.nodes.get(id)
+          return n === undefined ? [] : [n]
+        })
+        return Effect.succeed([undefined, { upsertNodes: reinforced(fresh, taken) }] as const)
+      }).pipe(Effect.tapError(() => Effect.sync(() => pending.restore(taken))))
+    })
+    yield* flushPeriodically(flushReinforcement, options.reinforceFlushMs ?? REINFORCE_FLUSH_MS)
+
     return GraphStore.of({
       backend: "json",
       location: file,
-      load: () => sync("load", () => copyGraph(current())),
+      load: () => sync("load", () => overlaid(current())),
       getNodes: (ids) =>
         sync("load", () => {
           const g = current()
           return ids.flatMap((id) => {
             const n = g.nodes.get(id)
-            return n === undefined ? [] : [n]
+            return n === undefined ? [] : [pending.overlay(n)]
           })
         }),
       counts: sync("load", () => {
@@ -114,7 +148,20 @@ export const makeGraphStoreJson = (options: JsonStoreOptions) =>
           })
         ),
       // Every save already rewrites the whole file; what may remain is a temp file of a killed writer.
-      scrub: locked(sync("scrub", () => removeStaleTempFiles(path.dirname(file), (n) => n.startsWith(`.${path.basename(file)}.`))))
+      scrub: locked(sync("scrub", () => removeStaleTempFiles(path.dirname(file), (n) => n.startsWith(`.${path.basename(file)}.`)))),
+      lexicalTopK: (q) => sync("search", () => searchNow().lexicalTopK(q)),
+      vectorTopK: (q) => sync("search", () => searchNow().vectorTopK(q)),
+      neighbours: (ids) => sync("search", () => searchNow().neighbours(ids)),
+      bySlot: (keys) => sync("search", () => searchNow().bySlot(keys).map((n) => pending.overlay(n))),
+      fromMessages: (refs) =>
+        sync("search", () => searchNow().fromMessages(refs).map(({ ref, node }) => ({ ref, node: pending.overlay(node) }))),
+      accessP90: sync("search", () => searchNow().accessP90()),
+      changeStamp: sync("search", () => {
+        current()
+        return String(version)
+      }),
+      reinforce: (items) => Effect.sync(() => pending.add(items)),
+      flushReinforcement
     })
   })
 

@@ -2,11 +2,23 @@ import { Effect, Layer } from "effect"
 import type { Graph } from "../domain/Node.js"
 import { GraphStore } from "../services/GraphStore.js"
 import { applyChanges, copyGraph } from "./graph/applyChanges.js"
+import { MemoryGraphSearch } from "./graph/memorySearch.js"
+import { reinforced, PendingReinforcement } from "./graph/reinforcement.js"
 
 /** A graph store held in memory (tests, and apps that persist elsewhere). */
 export const makeGraphStoreMemory = (initial?: Graph) =>
   Effect.gen(function* () {
     const graph: Graph = initial ? copyGraph(initial) : { nodes: new Map(), edges: [] }
+    let version = 0
+    const search = new MemoryGraphSearch()
+    const current = () => {
+      search.use(graph, version)
+      return search
+    }
+    const apply = (changes: Parameters<typeof applyChanges>[1]) => {
+      applyChanges(graph, changes)
+      version++
+    }
     // One writer at a time, as with the file-backed stores.
     const lock = yield* Effect.makeSemaphore(1)
     return GraphStore.of({
@@ -20,11 +32,11 @@ export const makeGraphStoreMemory = (initial?: Graph) =>
           return n === undefined ? [] : [n]
         })),
       counts: Effect.sync(() => ({ nodes: graph.nodes.size, edges: graph.edges.length })),
-      commit: (changes) => lock.withPermits(1)(Effect.sync(() => applyChanges(graph, changes))),
+      commit: (changes) => lock.withPermits(1)(Effect.sync(() => apply(changes))),
       update: (f) =>
         lock.withPermits(1)(
           Effect.suspend(() => f(copyGraph(graph))).pipe(
-            Effect.flatMap(([a, changes]) => Effect.as(Effect.sync(() => applyChanges(graph, changes)), a))
+            Effect.flatMap(([a, changes]) => Effect.as(Effect.sync(() => apply(changes)), a))
           )
         ),
       replaceAll: (next) =>
@@ -34,10 +46,33 @@ export const makeGraphStoreMemory = (initial?: Graph) =>
             graph.nodes.clear()
             for (const [id, n] of copy.nodes) graph.nodes.set(id, n)
             graph.edges.length = 0
-            applyChanges(graph, { addEdges: copy.edges })
+            apply({ addEdges: copy.edges })
           })
         ),
-      scrub: Effect.void
+      scrub: Effect.void,
+      lexicalTopK: (q) => Effect.sync(() => current().lexicalTopK(q)),
+      vectorTopK: (q) => Effect.sync(() => current().vectorTopK(q)),
+      neighbours: (ids) => Effect.sync(() => current().neighbours(ids)),
+      bySlot: (keys) => Effect.sync(() => current().bySlot(keys)),
+      fromMessages: (refs) => Effect.sync(() => current().fromMessages(refs)),
+      accessP90: Effect.sync(() => current().accessP90()),
+      changeStamp: Effect.sync(() => String(version)),
+      // Nothing to share with other processes: written at once.
+      reinforce: (items) =>
+        lock.withPermits(1)(
+          Effect.sync(() => {
+            const pending = new PendingReinforcement()
+            pending.add(items)
+            const taken = pending.take()
+            const fresh = [...taken.keys()].flatMap((id) => {
+              const n = graph.nodes.get(id)
+              return n === undefined ? [] : [n]
+            })
+            const upsertNodes = reinforced(fresh, taken)
+            if (upsertNodes.length > 0) apply({ upsertNodes })
+          })
+        ),
+      flushReinforcement: Effect.void
     })
   })
 

@@ -6,6 +6,8 @@ import { decodeNode, nodeToStored } from "../store/graphSerialization.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { GraphStore, type GraphChanges, type GraphStoreShape } from "../services/GraphStore.js"
 import { applyChanges, copyGraph, edgeKey, isEmptyChange } from "./graph/applyChanges.js"
+import { MemoryGraphSearch } from "./graph/memorySearch.js"
+import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
 import { PostgresDatabase, type PostgresDatabaseShape } from "./postgres/PostgresDatabase.js"
 
 const CHUNK = 500
@@ -87,7 +89,10 @@ const toEdge = (r: EdgeRow): Edge => ({ source: r.source, target: r.target, type
  * namespace. Writers of one namespace are serialised by a transaction-scoped advisory lock, so a
  * read-modify-write (`update`) never loses another process's commit.
  */
-export const makeGraphStorePostgres = (db: PostgresDatabaseShape, options: { readonly vacuumOnScrub?: boolean } = {}) =>
+export const makeGraphStorePostgres = (
+  db: PostgresDatabaseShape,
+  options: { readonly vacuumOnScrub?: boolean; readonly reinforceFlushMs?: number } = {}
+) =>
   Effect.gen(function* () {
     const { sql, writeNamespace: ns, readNamespaces, where } = db
     const fail = db.fail
@@ -247,7 +252,7 @@ export const makeGraphStorePostgres = (db: PostgresDatabaseShape, options: { rea
           since.push([n, seen])
         }
         const versions = new Map([...current].map(([n, v]) => [n, v.version] as const))
-        if (since.length === 0) return { ...state, versions }
+        if (since.length === 0) return state
         const names = since.map(([n]) => n)
         const seenAt = since.map(([, v]) => v)
         const deleted = yield* sql<{ namespace: string; node_id: string }>`SELECT d.namespace, d.node_id FROM awhm.graph_deletions d
@@ -289,6 +294,8 @@ export const makeGraphStorePostgres = (db: PostgresDatabaseShape, options: { rea
       })
 
     let cache: CacheState | null = null
+    // Bumped whenever the cached graph changes: the in-process search indexes follow it.
+    let searchVersion = 0
 
     /** The current graph: the cache refreshed with what changed since it was read, or a full read. */
     const currentGraph = (withEmbeddings: boolean) =>
@@ -302,6 +309,7 @@ export const makeGraphStorePostgres = (db: PostgresDatabaseShape, options: { rea
           withEmbeddings,
           versions: new Map([...current].map(([n, v]) => [n, v.version] as const))
         }
+        if (next !== base) searchVersion++
         cache = next
         return next
       })
@@ -343,12 +351,30 @@ export const makeGraphStorePostgres = (db: PostgresDatabaseShape, options: { rea
         return a
       })
 
-    const shape: GraphStoreShape = {
+    // Candidates are scored in the process over the cached graph, which follows the database by reading
+    // only the rows changed since (so a query reads the namespace once, then only what others wrote).
+    const search = new MemoryGraphSearch()
+    const searchNow = readTransaction(currentGraph(true)).pipe(
+      Effect.map((state) => {
+        search.use(state.graph, searchVersion)
+        return search
+      }),
+      Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("search")(e)))
+    )
+    const pending = new PendingReinforcement()
+    const overlaid = (g: Graph): Graph => {
+      if (pending.size === 0) return copyGraph(g)
+      const nodes = new Map(g.nodes)
+      for (const [id, n] of nodes) nodes.set(id, pending.overlay(n))
+      return { nodes, edges: g.edges.slice() }
+    }
+
+    const shape: Omit<GraphStoreShape, "lexicalTopK" | "vectorTopK" | "neighbours" | "bySlot" | "fromMessages" | "accessP90" | "changeStamp" | "reinforce" | "flushReinforcement"> = {
       backend: "postgres",
       location: where,
       load: (opts) =>
         readTransaction(currentGraph(opts?.withEmbeddings !== false)).pipe(
-          Effect.map((state) => copyGraph(state.graph)),
+          Effect.map((state) => overlaid(state.graph)),
           Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("load")(e)))
         ),
       getNodes: (ids) =>
@@ -361,7 +387,7 @@ export const makeGraphStorePostgres = (db: PostgresDatabaseShape, options: { rea
           }
           return ids.flatMap((id) => {
             const n = found.get(id)
-            return n === undefined ? [] : [n]
+            return n === undefined ? [] : [pending.overlay(n)]
           })
         }).pipe(Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("read")(e)))),
       counts: readTransaction(
@@ -409,14 +435,45 @@ export const makeGraphStorePostgres = (db: PostgresDatabaseShape, options: { rea
               )
             : Effect.logWarning(`VACUUM skipped: only the owner of the awhm schema on ${where} may run it; deleted rows stay as dead tuples until the owner or autovacuum does`)
     }
-    return GraphStore.of(shape)
+    const flushReinforcement: Effect.Effect<void, StorageError | CorruptFile> = Effect.suspend(() => {
+      if (pending.size === 0) return Effect.void
+      const taken = pending.take()
+      return shape
+        .update((g) => {
+          const fresh = [...taken.keys()].flatMap((id) => {
+            const n = g.nodes.get(id)
+            return n === undefined ? [] : [n]
+          })
+          return Effect.succeed([undefined, { upsertNodes: reinforced(fresh, taken) }] as const)
+        })
+        .pipe(Effect.tapError(() => Effect.sync(() => pending.restore(taken))))
+    })
+    yield* flushPeriodically(flushReinforcement, options.reinforceFlushMs ?? REINFORCE_FLUSH_MS)
+
+    return GraphStore.of({
+      ...shape,
+      lexicalTopK: (q) => Effect.map(searchNow, (s) => s.lexicalTopK(q)),
+      vectorTopK: (q) => Effect.map(searchNow, (s) => s.vectorTopK(q)),
+      neighbours: (ids) => Effect.map(searchNow, (s) => s.neighbours(ids)),
+      bySlot: (keys) => Effect.map(searchNow, (s) => s.bySlot(keys).map((n) => pending.overlay(n))),
+      fromMessages: (refs) => Effect.map(searchNow, (s) => s.fromMessages(refs).map(({ ref, node }) => ({ ref, node: pending.overlay(node) }))),
+      accessP90: Effect.map(searchNow, (s) => s.accessP90()),
+      // The versions of the namespaces read: they move with every commit of any process.
+      changeStamp: Effect.map(
+        sql<{ stamp: string | null }>`SELECT string_agg(namespace || ':' || version, ',' ORDER BY namespace) AS stamp
+          FROM awhm.graph_versions WHERE namespace = ANY (${readNamespaces})`,
+        ([row]) => row?.stamp ?? ""
+      ).pipe(Effect.mapError(fail("search"))),
+      reinforce: (items) => Effect.sync(() => pending.add(items)),
+      flushReinforcement
+    })
   })
 
 const isDriverError = (e: unknown): boolean =>
   typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "SqlError"
 
 /** The graph store of `storage_backend: postgres`. */
-export const GraphStorePostgres: Layer.Layer<GraphStore, StorageError | CorruptFile, PostgresDatabase | AppConfig> = Layer.effect(
+export const GraphStorePostgres: Layer.Layer<GraphStore, StorageError | CorruptFile, PostgresDatabase | AppConfig> = Layer.scoped(
   GraphStore,
   Effect.gen(function* () {
     const config = yield* AppConfig

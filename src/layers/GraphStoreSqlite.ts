@@ -10,12 +10,20 @@ import { CorruptFile, StorageError } from "../domain/errors.js"
 import type { Edge, Graph, MemoryNode } from "../domain/Node.js"
 import { dataPaths } from "../store/paths.js"
 import { AppConfig } from "../services/AppConfig.js"
-import { GraphStore, type GraphChanges, type GraphStoreShape } from "../services/GraphStore.js"
+import {
+  GraphStore, type GraphChanges, type GraphStoreShape, type LexicalQuery, type ScoredId, type VectorQuery
+} from "../services/GraphStore.js"
 import { applyChanges, copyGraph, isEmptyChange } from "./graph/applyChanges.js"
 import { corruptGraph } from "./graph/corrupt.js"
 import { readJsonGraphFile } from "./graph/jsonFile.js"
 import { graphMigrations, latestGraphMigration } from "./graph/migrations/index.js"
 import { decodeNode, nodeToStored } from "../store/graphSerialization.js"
+import { anyTerm, filterSql, indexColumns, preselect } from "./graph/sqliteSearch.js"
+import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
+import { analyze } from "../search/IndexAnalyzer.js"
+import { bm25Score } from "../search/bm25.js"
+import { indexedText } from "../search/indexedText.js"
+import { VectorIndex } from "../search/VectorIndex.js"
 
 export interface SqliteStoreOptions {
   /** The database file (`<data-dir>/graph/memory_graph.sqlite`). */
@@ -26,6 +34,8 @@ export interface SqliteStoreOptions {
   readonly snapshotsDir: string
   /** How long a writer waits for another process's transaction (ms). */
   readonly busyTimeoutMs?: number
+  /** How often gathered reinforcement is written (ms; also when the store's scope closes). */
+  readonly reinforceFlushMs?: number
 }
 
 const SQLITE_HEADER = "SQLite format 3\u0000"
@@ -199,15 +209,37 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         chunks(nodes, 100),
         (chunk) =>
           Effect.gen(function* () {
-            const rows = chunk.map((n) => ({
+            const indexed = chunk.map(indexColumns)
+            const before = new Map(
+              (yield* sql<{ id: string; lex_hash: string | null; rid: number }>`SELECT id, lex_hash, rowid AS rid FROM nodes
+                WHERE id IN ${sql.in(chunk.map((n) => n.id))}`).map((r) => [r.id, r] as const)
+            )
+            const rows = chunk.map((n, i) => ({
               id: n.id,
               data: JSON.stringify(nodeToStored(n, false)),
               status: n.status,
-              canonical_key: n.canonicalKey
+              canonical_key: n.canonicalKey,
+              ...indexed[i]!.columns
             }))
             yield* sql`INSERT INTO nodes ${sql.insert(rows)}
               ON CONFLICT (id) DO UPDATE SET data = excluded.data, status = excluded.status,
-                canonical_key = excluded.canonical_key`
+                canonical_key = excluded.canonical_key, window_start = excluded.window_start, valid_to = excluded.valid_to,
+                scope = excluded.scope, access_count = excluded.access_count, lex_len = excluded.lex_len,
+                lex_hash = excluded.lex_hash`
+            // Terms change only with content or window start: reinforcement leaves the full-text index alone.
+            const stale = chunk.flatMap((n, i) => (before.get(n.id)?.lex_hash === indexed[i]!.columns.lex_hash ? [] : [i]))
+            if (stale.length > 0) {
+              const old = stale.flatMap((i) => {
+                const r = before.get(chunk[i]!.id)
+                return r === undefined ? [] : [r.rid]
+              })
+              if (old.length > 0) yield* sql`DELETE FROM node_terms WHERE rowid IN ${sql.in(old)}`
+              const rowids = new Map(
+                (yield* sql<{ id: string; rid: number }>`SELECT id, rowid AS rid FROM nodes
+                  WHERE id IN ${sql.in(stale.map((i) => chunk[i]!.id))}`).map((r) => [r.id, r.rid] as const)
+              )
+              yield* sql`INSERT INTO node_terms ${sql.insert(stale.map((i) => ({ rowid: rowids.get(chunk[i]!.id)!, terms: indexed[i]!.terms })))}`
+            }
             const vectors = chunk.flatMap((n) =>
               n.embedding === null
                 ? []
@@ -237,6 +269,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
             yield* sql`DELETE FROM edges WHERE source IN ${sql.in(chunk)} OR target IN ${sql.in(chunk)}`
             yield* sql`DELETE FROM node_sources WHERE node_id IN ${sql.in(chunk)}`
             yield* sql`DELETE FROM node_vectors WHERE node_id IN ${sql.in(chunk)}`
+            yield* sql`DELETE FROM node_terms WHERE rowid IN (SELECT rowid FROM nodes WHERE id IN ${sql.in(chunk)})`
             yield* sql`DELETE FROM nodes WHERE id IN ${sql.in(chunk)}`
           }),
         { discard: true }
@@ -305,6 +338,8 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
 
     // The last graph read, reused while no other process has committed (a long-lived server reads it once).
     let cache: CacheState | null = null
+    // Commits of this connection (PRAGMA data_version moves only for other connections' commits).
+    let localWrites = 0
 
     /** The current graph; must run inside a transaction so the rows form one consistent state. */
     const currentGraph = (withEmbeddings: boolean) =>
@@ -336,23 +371,48 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
           })
         )
         cache = next
+        localWrites++
         return a
       })
+
+    // Rows written before the store answered queries get their search columns and terms once.
+    const indexExistingRows = Effect.gen(function* () {
+      const [state] = yield* sql<{ value: string }>`SELECT value FROM meta WHERE key = 'search_index'`
+      if (state?.value === "ready") return
+      const rows = yield* sql<NodeRow & { rid: number }>`SELECT rowid AS rid, id, data FROM nodes ORDER BY rowid`
+      const nodes = yield* decodeRows(rows, null)
+      for (const part of chunks(rows, 200)) {
+        const done = part.map((r) => ({ rid: r.rid, ...indexColumns(nodes.get(r.id)!) }))
+        yield* sql.unsafe(
+          `UPDATE nodes SET window_start = v.column2, valid_to = v.column3, scope = v.column4, access_count = v.column5,
+            lex_len = v.column6, lex_hash = v.column7
+          FROM (VALUES ${done.map(() => "(?, ?, ?, ?, ?, ?, ?)").join(", ")}) AS v WHERE nodes.rowid = v.column1`,
+          done.flatMap((d) => [d.rid, d.columns.window_start, d.columns.valid_to, d.columns.scope, d.columns.access_count, d.columns.lex_len, d.columns.lex_hash])
+        )
+        yield* sql`INSERT INTO node_terms ${sql.insert(done.map((d) => ({ rowid: d.rid, terms: d.terms })))}`
+      }
+      yield* sql`INSERT OR REPLACE INTO meta (key, value) VALUES ('search_index', 'ready')`
+    })
 
     // ---- open: migrations and the one-time import of a reference JSON graph ----
 
     // Checked with a plain read first: opening an up-to-date store must not wait for another process's
     // write transaction (a hook's query while a consolidation runs).
-    const upToDate = yield* sql<{ m: number | null; done: string | null }>`SELECT
+    const upToDate = yield* sql<{ m: number | null; done: string | null; search: string | null }>`SELECT
         (SELECT max(migration_id) FROM effect_sql_migrations) AS m,
-        (SELECT value FROM meta WHERE key = 'json_import_done') AS done`.pipe(
-      Effect.map(([row]) => row !== undefined && row.m !== null && row.m >= latestGraphMigration && row.done !== null),
+        (SELECT value FROM meta WHERE key = 'json_import_done') AS done,
+        (SELECT value FROM meta WHERE key = 'search_index') AS search`.pipe(
+      Effect.map(
+        ([row]) =>
+          row !== undefined && row.m !== null && row.m >= latestGraphMigration && row.done !== null && row.search === "ready"
+      ),
       Effect.orElseSucceed(() => false)
     )
     if (!upToDate) {
       yield* withImmediate(
         Effect.gen(function* () {
           yield* Migrator.make({})({ loader: graphMigrations }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+          yield* indexExistingRows
           const done = yield* sql<{ value: string }>`SELECT value FROM meta WHERE key = 'json_import_done'`
           if (done.length > 0) return
           const importJson = options.importJson
@@ -371,27 +431,168 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
 
     const readTransaction = <A, E, R>(body: Effect.Effect<A, E, R>) => sql.withTransaction(body)
 
+    // ---- candidate search ----
+
+    const pending = new PendingReinforcement()
+    const stampNow = Effect.map(dataVersion, (v) => `${v}:${localWrites}`)
+
+    /** Nodes by id, vectors included, in the order asked, with this process's pending reinforcement. */
+    const nodesById = (ids: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        const found = new Map<string, MemoryNode>()
+        for (const chunk of chunks([...new Set(ids)])) {
+          const rows = yield* sql<NodeRow & { embedding: unknown }>`SELECT n.id, n.data, v.embedding FROM nodes n
+            LEFT JOIN node_vectors v ON v.node_id = n.id WHERE n.id IN ${sql.in(chunk)}`
+          for (const [id, n] of yield* decodeRows(rows, new Map(rows.map((r) => [r.id, r.embedding])))) found.set(id, n)
+        }
+        return found
+      })
+    const inOrder = (ids: ReadonlyArray<string>, found: ReadonlyMap<string, MemoryNode>) =>
+      ids.flatMap((id) => {
+        const n = found.get(id)
+        return n === undefined ? [] : [pending.overlay(n)]
+      })
+
+    const lexicalTopK = (q: LexicalQuery) =>
+      Effect.gen(function* () {
+        const terms = [...new Set(analyze(q.text))]
+        if (terms.length === 0 || q.k <= 0) return []
+        const dfRows = yield* sql<{ term: string; doc: number }>`SELECT term, doc FROM node_terms_df WHERE term IN ${sql.in(terms)}`
+        const df = new Map(dfRows.map((r) => [r.term, r.doc] as const))
+        const live = terms.filter((t) => (df.get(t) ?? 0) > 0)
+        if (live.length === 0) return []
+        const [stats] = yield* sql<{ docs: number; total: number }>`SELECT docs, total FROM lexical_stats WHERE id = 1`
+        const match = anyTerm(live)
+        const limit = preselect(q.k)
+        const { where, params } = filterSql(q.filter)
+        type Row = { rid: number; id: string; content: string; window_start: string }
+        // FTS5's own BM25 picks the candidates; most queries are answered from its first `limit` rows.
+        const first = yield* sql<{ rid: number }>`SELECT rowid AS rid FROM node_terms WHERE node_terms MATCH ${match}
+          ORDER BY rank LIMIT ${limit}`
+        let rows: ReadonlyArray<Row> =
+          first.length === 0
+            ? []
+            : yield* sql.unsafe<Row>(
+                `SELECT n.rowid AS rid, n.id, json_extract(n.data, '$.content') AS content, n.window_start FROM nodes n
+                WHERE n.rowid IN (${first.map(() => "?").join(", ")}) AND ${where}`,
+                [...first.map((r) => r.rid), ...params]
+              )
+        if (rows.length < q.k && first.length === limit) {
+          // The filter refused most of them (an old asOf, a narrow scope): let FTS5 rank only admitted nodes.
+          rows = yield* sql.unsafe<Row>(
+            `SELECT n.rowid AS rid, n.id, json_extract(n.data, '$.content') AS content, n.window_start
+            FROM node_terms f JOIN nodes n ON n.rowid = f.rowid WHERE node_terms MATCH ? AND ${where}
+            ORDER BY f.rank LIMIT ?`,
+            [match, ...params, limit]
+          )
+        }
+        const bm25 = { docs: stats?.docs ?? 0, totalLength: stats?.total ?? 0, df }
+        return rows
+          .map((r) => ({ rid: r.rid, id: r.id, score: bm25Score(live, analyze(indexedText(r.content, r.window_start)), bm25, q.k1, q.b) }))
+          .filter((h) => h.score > 0)
+          .sort((a, b) => b.score - a.score || a.rid - b.rid)
+          .slice(0, q.k)
+          .map(({ id, score }): ScoredId => ({ id, score }))
+      })
+
+    // Vectors live in memory between queries, reloaded only when a writer changed node_vectors.
+    let vectorCache: {
+      readonly stamp: string
+      readonly version: string
+      readonly modelId: string | null
+      readonly index: VectorIndex | null
+    } | null = null
+    const vectorsFor = (modelId: string | null) =>
+      Effect.gen(function* () {
+        const stamp = yield* stampNow
+        if (vectorCache !== null && vectorCache.modelId === modelId && vectorCache.stamp === stamp) return vectorCache.index
+        const [row] = yield* sql<{ value: string }>`SELECT value FROM meta WHERE key = 'vectors_version'`
+        const version = row?.value ?? "0"
+        if (vectorCache !== null && vectorCache.modelId === modelId && vectorCache.version === version) {
+          vectorCache = { ...vectorCache, stamp }
+          return vectorCache.index
+        }
+        const rows = yield* sql<{ node_id: string; embedding: unknown }>`SELECT node_id, embedding FROM node_vectors
+          WHERE ${modelId === null ? sql`1` : sql`(embed_model IS NULL OR embed_model = ${modelId})`} ORDER BY rowid`
+        let index: VectorIndex | null = null
+        for (const r of rows) {
+          const v = fromBlob(r.embedding)
+          if (v === null || v.length === 0) continue
+          if (index === null) index = new VectorIndex(v.length)
+          if (v.length === index.dim) index.add(r.node_id, v)
+        }
+        vectorCache = { stamp, version, modelId, index }
+        return index
+      })
+
+    const vectorTopK = (q: VectorQuery) =>
+      Effect.gen(function* () {
+        const index = yield* vectorsFor(q.modelId)
+        if (index === null || index.dim !== q.vector.length) return null
+        if (q.k <= 0) return []
+        const { where, params } = filterSql(q.filter)
+        // Scored without the filter, then filtered in SQL; widened when too few pass.
+        for (let want = preselect(q.k); ; want *= 4) {
+          const hits = index.search(q.vector, want)
+          const admitted = new Set<string>()
+          for (const part of chunks(hits.map((h) => h.id))) {
+            const rows = yield* sql.unsafe<{ id: string }>(
+              `SELECT n.id FROM nodes n WHERE n.id IN (${part.map(() => "?").join(", ")}) AND ${where}`,
+              [...part, ...params]
+            )
+            for (const r of rows) admitted.add(r.id)
+          }
+          const out = hits.filter((h) => admitted.has(h.id)).slice(0, q.k)
+          if (out.length >= q.k || hits.length < want) return out
+        }
+      })
+
+    let p90Cache: { readonly stamp: string; readonly value: number } | null = null
+    const accessP90 = Effect.gen(function* () {
+      const stamp = yield* stampNow
+      if (p90Cache !== null && p90Cache.stamp === stamp) return p90Cache.value
+      const [stats] = yield* sql<{ docs: number }>`SELECT docs FROM lexical_stats WHERE id = 1`
+      const n = stats?.docs ?? 0
+      let value = 1
+      if (n > 0) {
+        // The ascending list's element floor(0.9 n), read from the top (a tenth of the index, not nine).
+        const at = n - 1 - Math.min(Math.floor(0.9 * n), n - 1)
+        const [row] = yield* sql<{ c: number }>`SELECT access_count AS c FROM nodes ORDER BY access_count DESC LIMIT 1 OFFSET ${at}`
+        value = Math.max(1, row?.c ?? 1)
+      }
+      p90Cache = { stamp, value }
+      return value
+    })
+
+    const flushReinforcement = Effect.suspend(() => {
+      if (pending.size === 0) return Effect.void
+      const taken = pending.take()
+      return writeTransaction(
+        Effect.gen(function* () {
+          const fresh = yield* nodesById([...taken.keys()])
+          return [undefined, { upsertNodes: reinforced([...fresh.values()], taken) }] as const
+        }),
+        () => cache
+      ).pipe(
+        Effect.tapError(() => Effect.sync(() => pending.restore(taken))),
+        Effect.mapError(fail("save"))
+      )
+    })
+    yield* flushPeriodically(flushReinforcement, options.reinforceFlushMs ?? REINFORCE_FLUSH_MS)
+
     const shape: GraphStoreShape = {
       backend: "sqlite",
       location: file,
       load: (opts) =>
         readTransaction(currentGraph(opts?.withEmbeddings !== false)).pipe(
-          Effect.map((state) => copyGraph(state.graph)),
+          Effect.map((state) => {
+            const graph = copyGraph(state.graph)
+            if (pending.size > 0) for (const [id, n] of graph.nodes) graph.nodes.set(id, pending.overlay(n))
+            return graph
+          }),
           Effect.mapError(fail("load"))
         ),
-      getNodes: (ids) =>
-        Effect.gen(function* () {
-          const found = new Map<string, MemoryNode>()
-          for (const chunk of chunks(ids)) {
-            const rows = yield* sql<NodeRow & { embedding: unknown }>`SELECT n.id, n.data, v.embedding FROM nodes n
-              LEFT JOIN node_vectors v ON v.node_id = n.id WHERE n.id IN ${sql.in(chunk)}`
-            for (const [id, n] of yield* decodeRows(rows, new Map(rows.map((r) => [r.id, r.embedding])))) found.set(id, n)
-          }
-          return ids.flatMap((id) => {
-            const n = found.get(id)
-            return n === undefined ? [] : [n]
-          })
-        }).pipe(Effect.mapError(fail("read"))),
+      getNodes: (ids) => Effect.map(nodesById(ids), (found) => inOrder(ids, found)).pipe(Effect.mapError(fail("read"))),
       counts: Effect.gen(function* () {
         const [nodes] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM nodes`
         const [edges] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM edges`
@@ -419,12 +620,60 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
             yield* sql`DELETE FROM edges`
             yield* sql`DELETE FROM node_sources`
             yield* sql`DELETE FROM node_vectors`
+            yield* sql`INSERT INTO node_terms (node_terms) VALUES ('delete-all')`
             yield* sql`DELETE FROM nodes`
             return [undefined, { upsertNodes: Array.from(graph.nodes.values()), addEdges: graph.edges }] as const
           }),
           () => null
         ).pipe(Effect.mapError(fail("restore"))),
+      lexicalTopK: (q) => lexicalTopK(q).pipe(Effect.mapError(fail("search"))),
+      vectorTopK: (q) => vectorTopK(q).pipe(Effect.mapError(fail("search"))),
+      neighbours: (ids) =>
+        Effect.gen(function* () {
+          const wanted = [...new Set(ids)]
+          const found = new Map<number, Edge>()
+          for (const chunk of chunks(wanted, 250)) {
+            const rows = yield* sql<{ rid: number; source: string; target: string; type: Edge["type"]; weight: number; created_at: string }>`
+              SELECT rowid AS rid, source, target, type, weight, created_at FROM edges
+              WHERE source IN ${sql.in(chunk)} OR target IN ${sql.in(chunk)}`
+            for (const r of rows) found.set(r.rid, { source: r.source, target: r.target, type: r.type, weight: r.weight, createdAt: r.created_at })
+          }
+          return [...found.entries()].sort((a, b) => a[0] - b[0]).map(([, e]) => e)
+        }).pipe(Effect.mapError(fail("search"))),
+      bySlot: (keys) =>
+        Effect.gen(function* () {
+          const rows: Array<{ id: string; rid: number }> = []
+          for (const chunk of chunks([...new Set(keys)])) {
+            rows.push(...(yield* sql<{ id: string; rid: number }>`SELECT id, rowid AS rid FROM nodes WHERE canonical_key IN ${sql.in(chunk)}`))
+          }
+          const ids = rows.sort((a, b) => a.rid - b.rid).map((r) => r.id)
+          return inOrder(ids, yield* nodesById(ids))
+        }).pipe(Effect.mapError(fail("search"))),
+      fromMessages: (refs) =>
+        Effect.gen(function* () {
+          const pairs: Array<{ ref: (typeof refs)[number]; id: string }> = []
+          for (const chunk of chunks(refs, 200)) {
+            const rows = yield* sql.unsafe<{ session_id: string; message_index: number; node_id: string }>(
+              `SELECT s.session_id, s.message_index, s.node_id FROM node_sources s
+              JOIN (VALUES ${chunk.map(() => "(?, ?)").join(", ")}) AS v ON s.session_id = v.column1 AND s.message_index = v.column2`,
+              chunk.flatMap((r) => [r.sessionId, r.messageIndex])
+            )
+            const byKey = new Map(chunk.map((r) => [`${r.messageIndex}:${r.sessionId}`, r] as const))
+            for (const r of rows) pairs.push({ ref: byKey.get(`${r.message_index}:${r.session_id}`)!, id: r.node_id })
+          }
+          const found = yield* nodesById(pairs.map((p) => p.id))
+          return pairs.flatMap(({ ref, id }) => {
+            const n = found.get(id)
+            return n === undefined ? [] : [{ ref, node: pending.overlay(n) }]
+          })
+        }).pipe(Effect.mapError(fail("search"))),
+      accessP90: accessP90.pipe(Effect.mapError(fail("search"))),
+      changeStamp: stampNow.pipe(Effect.mapError(fail("search"))),
+      reinforce: (items) => Effect.sync(() => pending.add(items)),
+      flushReinforcement,
       scrub: Effect.gen(function* () {
+        // FTS5 keeps a deleted node's terms in its segments until they are merged.
+        yield* sql`INSERT INTO node_terms (node_terms) VALUES ('optimize')`
         yield* sql`VACUUM`
         // TRUNCATE leaves the -wal file empty, so no old page image (with deleted text) survives in it.
         for (let attempt = 0; attempt < 50; attempt++) {

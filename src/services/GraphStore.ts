@@ -1,6 +1,10 @@
 import { Context, type Effect } from "effect"
 import type { CorruptFile, StorageError } from "../domain/errors.js"
-import type { Edge, Graph, MemoryNode } from "../domain/Node.js"
+import type { SourceRef } from "../domain/Message.js"
+import type { Edge, Graph, MemoryNode, Strength } from "../domain/Node.js"
+import type { NodeFilter } from "../domain/nodeFilter.js"
+
+export type { NodeFilter }
 
 /** What one save changes; applied in one transaction (SQLite) or one atomic rewrite (JSON). */
 export interface GraphChanges {
@@ -12,12 +16,90 @@ export interface GraphChanges {
 
 export type GraphStoreError = StorageError | CorruptFile
 
-export interface GraphStoreShape {
+/** A node id with its score, best first in every list the store returns. */
+export interface ScoredId {
+  readonly id: string
+  readonly score: number
+}
+
+export interface LexicalQuery {
+  /** The query as typed; the store analyzes it (search/IndexAnalyzer `analyze`). */
+  readonly text: string
+  readonly k: number
+  readonly filter: NodeFilter
+  /** BM25 parameters (config bm25_k1, bm25_b). */
+  readonly k1: number
+  readonly b: number
+}
+
+export interface VectorQuery {
+  readonly vector: Float32Array
+  /** Nodes embedded by another model are not searched (a node with no model recorded is). */
+  readonly modelId: string | null
+  readonly k: number
+  readonly filter: NodeFilter
+}
+
+/** One returned memory to reinforce: seen with this content and window end, at `at`, with this strength. */
+export interface Reinforcement {
+  readonly id: string
+  readonly content: string
+  readonly validTo: string | null
+  readonly at: string
+  readonly strength: Strength
+}
+
+/**
+ * Candidate search inside the store: what a query needs, without reading the whole graph. Every
+ * backend gives the same answers (test/graph/contract.ts); a database server implements these as queries.
+ */
+export interface GraphSearchShape {
+  /**
+   * BM25 top k over each node's indexed text (search/indexedText: content plus the month and year its window
+   * starts): Lucene IDF ln(1 + (N − df + 0.5)/(df + 0.5)), N, df and the mean length over every node in the
+   * store, then the k best with score > 0 among the nodes `filter` admits (ties: the earlier stored node).
+   * The scores are exactly LexicalIndex's; a backend may preselect with its own full-text index.
+   */
+  readonly lexicalTopK: (query: LexicalQuery) => Effect.Effect<ReadonlyArray<ScoredId>, GraphStoreError>
+  /**
+   * Exact float32 dot-product top k over the nodes `filter` admits that hold a vector of the query's model
+   * and dimension. Null when the store holds no such vector at all (semantic search is off for the graph).
+   */
+  readonly vectorTopK: (query: VectorQuery) => Effect.Effect<ReadonlyArray<ScoredId> | null, GraphStoreError>
+  /** Every edge with an end among `ids` (in the order load() gives edges). */
+  readonly neighbours: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Edge>, GraphStoreError>
+  /** Nodes whose canonical key is one of `keys` (all statuses), in store order. */
+  readonly bySlot: (keys: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<MemoryNode>, GraphStoreError>
+  /** Nodes with one of these messages among their source refs, each with the ref that matched. */
+  readonly fromMessages: (
+    refs: ReadonlyArray<SourceRef>
+  ) => Effect.Effect<ReadonlyArray<{ readonly ref: SourceRef; readonly node: MemoryNode }>, GraphStoreError>
+  /** The 90th-percentile access count over all nodes, at least 1 (strength's frequency term). */
+  readonly accessP90: Effect.Effect<number, GraphStoreError>
+  /**
+   * An opaque value that changes whenever the graph changes (a commit by any process, this one's
+   * reinforcement flush included). Equal values from one store instance: nothing changed in between.
+   * One cheap check per query (SQLite: PRAGMA data_version; a server: a version row).
+   */
+  readonly changeStamp: Effect.Effect<string, GraphStoreError>
+  /**
+   * Records reinforcement of returned memories. Batched: kept in the process and written every few seconds
+   * and when the store's scope closes, merged per node (access count + the number of reinforcements,
+   * lastAccessed the latest, the latest strength). Skipped for a node that is gone, no longer active, or
+   * whose content or window end changed meanwhile. This store's own reads (getNodes, load) already show it.
+   */
+  readonly reinforce: (items: ReadonlyArray<Reinforcement>) => Effect.Effect<void, GraphStoreError>
+  /** Writes pending reinforcement now. */
+  readonly flushReinforcement: Effect.Effect<void, GraphStoreError>
+}
+
+export interface GraphStoreShape extends GraphSearchShape {
   readonly backend: "sqlite" | "json" | "postgres" | "memory"
   /** The file behind the store (PostgreSQL: the server and database, without the password), or null in memory. */
   readonly location: string | null
   /** The whole graph. `withEmbeddings: false` skips the vectors (a lexical query need not pay for them). */
   readonly load: (options?: { readonly withEmbeddings?: boolean }) => Effect.Effect<Graph, GraphStoreError>
+  /** These nodes (vectors included) in the order asked; unknown ids are left out. */
   readonly getNodes: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<MemoryNode>, GraphStoreError>
   readonly counts: Effect.Effect<{ readonly nodes: number; readonly edges: number }, GraphStoreError>
   /** Applies changes incrementally (only what changed is written). */

@@ -3,6 +3,7 @@ import { Data, Effect, Exit, type Scope } from "effect"
 import type { Edge } from "../../src/domain/Node.js"
 import type { GraphStoreError, GraphStoreShape } from "../../src/services/GraphStore.js"
 import { fullNode, plainNode, tempDir } from "../support/graphFixtures.js"
+import { searchContract } from "./searchContract.js"
 
 /** Opens a store in `dir`; opening the same dir twice must give the same data (unless `persistent` is false). */
 export type OpenStore = (dir: string) => Effect.Effect<GraphStoreShape, GraphStoreError, Scope.Scope>
@@ -203,4 +204,5 @@ export const graphStoreContract = (name: string, open: OpenStore, options: { rea
         })
       )
     }
+    searchContract(open, options)
   })

@@ -2,6 +2,7 @@ import type { RawLogEntry, Role } from "../../domain/Message.js"
 import { analyze } from "../../search/IndexAnalyzer.js"
 import { LexicalIndex } from "../../search/LexicalIndex.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
+import { ANALYZER_ID, indexedText } from "../../search/indexedText.js"
 import { refKey } from "./rank.js"
 
 /** One raw-log message as retrieval keeps it. */
@@ -28,20 +29,7 @@ export interface SessionMark {
   readonly readAt: number
 }
 
-const MONTHS = [
-  "january", "february", "march", "april", "may", "june",
-  "july", "august", "september", "october", "november", "december"
-]
-
-/**
- * Indexed text of a message: its content plus the month and year it was said in, so "what did I do in
- * June" meets June's messages (measured on LoCoMo's temporal questions before it was adopted).
- */
-export const indexedText = (content: string, timestamp: string): string => {
-  const m = /^(\d{4})-(\d{2})/.exec(timestamp)
-  const month = m === null ? undefined : MONTHS[Number(m[2]) - 1]
-  return month === undefined ? content : `${content} ${month} ${m![1]}`
-}
+export { ANALYZER_ID, indexedText } from "../../search/indexedText.js"
 
 /** What is kept on disk between processes besides the lexical index (see persist.ts). */
 export interface RawLogViewData {
@@ -54,9 +42,6 @@ export interface RawLogViewData {
     readonly [string, number, number, ReadonlyArray<readonly [number, string, Role, string | null, string, string | null]>]
   >
 }
-
-/** Names the analyzer and month terms; a change of either makes stored indexes stale. */
-export const ANALYZER_ID = "porter1+month"
 
 // A log whose mtime is this close to the moment it was read may have changed again within the same tick.
 const RACY_MS = 2000

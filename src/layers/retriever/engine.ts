@@ -4,13 +4,13 @@ import type { MemoryNode, Strength } from "../../domain/Node.js"
 import type { RetrievalResult, Trace } from "../../domain/Result.js"
 import { strengthOf, type StrengthParams } from "../../domain/strength.js"
 import type { BufferHit } from "../../services/SessionBuffer.js"
-import type { GraphView } from "./GraphView.js"
 import {
   blendScore, isCurrent, isEligible, refKey, relevanceOf, statusBonus, windowStart, mergeResults,
   type BlendWeights, type EligibilityContext, type Ranked
 } from "./rank.js"
 import type { RawDoc, RawLogView } from "./RawLogView.js"
 import type { LexicalHit } from "../../search/LexicalIndex.js"
+import type { VectorHit } from "../../search/VectorIndex.js"
 import { words } from "../../text/tokenize.js"
 import { validAt } from "../../domain/time.js"
 
@@ -61,8 +61,37 @@ export interface RankRequest {
   readonly now: string
 }
 
+/** One neighbour of a node: the other end of an edge, and its weight. */
+export interface Neighbour {
+  readonly id: string
+  readonly weight: number
+}
+
+/**
+ * What ranking needs of the graph for one query, fetched from the store beforehand: the store's lexical and
+ * vector top lists (among admitted nodes), those nodes and their neighbours, and the access-count p90.
+ */
+export interface GraphCandidates {
+  /** Lexical top pool (exact BM25) among admitted nodes, best first. */
+  readonly lexical: ReadonlyArray<LexicalHit>
+  /** Vector top pool among admitted nodes, or null when semantic search is off for the graph. */
+  readonly semantic: ReadonlyArray<VectorHit> | null
+  /** The query's model: a node's vector is compared only when it is this model's (or has none recorded). */
+  readonly modelId: string | null
+  /** Every node named above and every neighbour of them. */
+  readonly nodes: ReadonlyMap<string, MemoryNode>
+  readonly adjacency: ReadonlyMap<string, ReadonlyArray<Neighbour>>
+  readonly accessP90: number
+  /**
+   * Statement nodes (canonical key, not entities) that came from a message (ref key); undefined when not
+   * fetched yet: the key is then noted in `missing`, and the caller fetches those and ranks again.
+   */
+  readonly statementsOf: (key: string) => ReadonlyArray<MemoryNode> | undefined
+  readonly missing: Set<string>
+}
+
 export interface RankSources {
-  readonly graph: GraphView | null
+  readonly graph: GraphCandidates | null
   /** Null when the raw log is not searched (cold-start count reached, or turned off). */
   readonly raw: RawLogView | null
   readonly buffer: ReadonlyArray<BufferHit>
@@ -85,7 +114,8 @@ export const BUFFER_MIN_RELEVANCE = 0.5
 export const DEFAULT_RAW_TUNING: RawTuning = { lexicalShare: 0.4, neighbourWeight: 0.4, sessionWeight: 0.7, authorWeight: 0.2 }
 const RAW_SESSION_TOP = 3
 
-const pool = (k: number) => Math.max(5 * k, 50)
+/** How many candidates each source ranks for k results. */
+export const pool = (k: number) => Math.max(5 * k, 50)
 
 const dot = (a: Float32Array, b: Float32Array): number => {
   if (a.length !== b.length) return 0
@@ -143,20 +173,26 @@ interface LexicalSearch {
   readonly accept: (key: string) => boolean
 }
 
-const graphLexical = (req: RankRequest, ctx: EligibilityContext, view: GraphView): LexicalSearch => {
+const graphLexical = (req: RankRequest, ctx: EligibilityContext, view: GraphCandidates): LexicalSearch => {
   const nodes = view.nodes
   const accept = (id: string) => {
     const n = nodes.get(id)
     return n !== undefined && isEligible(n, ctx) && !excludedNode(n, req.exclude)
   }
-  return { hits: view.lexical.search(req.query, pool(req.k), accept), accept }
+  return { hits: view.lexical.filter((h) => accept(h.key)).slice(0, pool(req.k)), accept }
 }
+
+/** Whether a node's vector may be compared with the query's (same model, or none recorded; same dimension). */
+const comparable = (node: MemoryNode, q: Float32Array, modelId: string | null): boolean =>
+  node.embedding !== null &&
+  node.embedding.length === q.length &&
+  (node.embedModel === null || modelId === null || node.embedModel === modelId)
 
 const rankGraph = (
   req: RankRequest,
   settings: RankSettings,
   ctx: EligibilityContext,
-  view: GraphView,
+  view: GraphCandidates,
   search: LexicalSearch,
   best: number
 ) => {
@@ -171,10 +207,10 @@ const rankGraph = (
     if (rel >= settings.bm25AnchorRatio) anchors.add(h.key)
   }
   const q = req.queryVector
-  const vectors = q !== null && view.vectors !== null && view.vectors.dim === q.length ? view.vectors : null
+  const vectorHits = q !== null ? view.semantic : null
   const semantic = new Map<string, number>()
-  if (vectors !== null) {
-    for (const h of vectors.search(q!, pool(req.k), eligible)) {
+  if (vectorHits !== null) {
+    for (const h of vectorHits.filter((x) => eligible(x.id)).slice(0, pool(req.k))) {
       semantic.set(h.id, h.score)
       if (h.score >= settings.embedThreshold) anchors.add(h.id)
     }
@@ -189,13 +225,13 @@ const rankGraph = (
       }
     }
   }
-  const p90 = view.accessP90()
-  const semanticOn = vectors !== null
+  const p90 = view.accessP90
+  const semanticOn = vectorHits !== null
   const scored: Array<{ node: MemoryNode; strength: Strength; trace: Trace; score: number }> = []
   for (const id of [...anchors, ...association.keys()]) {
     const node = nodes.get(id)!
     const strength = strengthOf(node, req.now, p90, settings.strength)
-    const sim = vectors === null ? 0 : (semantic.get(id) ?? (view.hasVector(id) ? dot(q!, node.embedding!) : 0))
+    const sim = vectorHits === null ? 0 : (semantic.get(id) ?? (comparable(node, q!, view.modelId) ? dot(q!, node.embedding!) : 0))
     const trace: Trace = {
       semanticSim: sim,
       lexicalScore: lexical.get(id) ?? 0,
@@ -245,7 +281,7 @@ const excludedNode = (node: MemoryNode, exclude: ReadonlySet<string>): boolean =
 const rawLexical = (
   req: RankRequest,
   raw: RawLogView,
-  graph: GraphView | null,
+  graph: GraphCandidates | null,
   staleRefs: ReadonlySet<string>
 ): LexicalSearch => {
   const moment = req.asOf ?? req.now
@@ -254,11 +290,13 @@ const rawLexical = (
   const stale = (key: string): boolean => {
     if (req.includeHistory) return false
     if (staleRefs.has(key)) return true
-    const statements = graph?.statementsByRef.get(key)
-    if (statements === undefined) return false
-    for (const id of statements) {
-      const node = graph!.nodes.get(id)
-      if (node === undefined) continue
+    if (graph === null) return false
+    const statements = graph.statementsOf(key)
+    if (statements === undefined) {
+      graph.missing.add(key)
+      return false
+    }
+    for (const node of statements) {
       const live = req.asOf !== null ? validAt(windowStart(node), node.validTo, moment) : isCurrent(node, req.now)
       if (!live) return true
     }

@@ -4,7 +4,6 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { indexDir } from "../../store/indexFiles.js"
-import type { GraphView } from "./GraphView.js"
 import type { RawDoc, RawLogView } from "./RawLogView.js"
 
 export interface PersistTarget {
@@ -15,7 +14,6 @@ export interface PersistTarget {
 
 const viewFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog.bin")
 const vectorFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog-vectors.bin")
-const graphFile = (dataDir: string) => path.join(indexDir(dataDir), "graph-lexical.bin")
 
 // A cache file: "AWIX", the JSON length, the JSON (metadata), padding to 4 bytes, the lexical index's binary.
 const FILE_MAGIC = "AWIX"
@@ -36,31 +34,6 @@ const unpack = (buf: Buffer): { readonly meta: unknown; readonly lexical: Uint8A
   return { meta, lexical: buf.subarray(8 + len + ((4 - (len % 4)) % 4)) }
 }
 
-/** Gives an empty graph view its saved lexical index (best effort). */
-export const loadGraphLexical = (target: PersistTarget, view: GraphView): boolean => {
-  try {
-    const file = unpack(fs.readFileSync(graphFile(target.dataDir)))
-    return file !== null && view.restoreLexical(file.meta, file.lexical)
-  } catch {
-    return false
-  }
-}
-
-/** Saves the graph view's lexical index; a failure reason or null. */
-export const saveGraphLexical = (target: PersistTarget, view: GraphView): string | null => {
-  try {
-    replaceFile(graphFile(target.dataDir), pack(view.lexicalData(), view.lexical.toBinary()))
-    view.unsaved = { indexed: 0, removed: false }
-    return null
-  } catch (e) {
-    return e instanceof Error && "code" in e ? String((e as NodeJS.ErrnoException).code) : "write failed"
-  }
-}
-
-/**
- * Deletes the retrieval cache (it holds copies of logged text and embeddings of it). Hard delete calls this
- * so no deleted text survives in it; the next query rebuilds the index from the logs.
- */
 /**
  * Whether saving is worth its cost: rewriting the files takes longer than re-indexing a few messages, so a
  * prompt hook that only added its own prompt leaves the files alone; removals are saved at once (deleted
@@ -125,6 +98,10 @@ const decodeVectors = (buf: Buffer, modelId: string): { vectors: Map<string, Flo
   }
   return { vectors, records }
 }
+
+/** Writes a message-vector file from scratch (the bench's seeder: vectors computed elsewhere). */
+export const writeMessageVectors = (target: PersistTarget, records: ReadonlyArray<readonly [string, Float32Array]>): void =>
+  replaceFile(vectorFile(target.dataDir), Buffer.concat([header(target.modelId), encodeRecords(records)]))
 
 /** Fills an empty view from the cache (best effort: an unusable cache is ignored). True when it did. */
 export const loadPersisted = (target: PersistTarget, view: RawLogView): boolean => {

@@ -3,7 +3,7 @@
 import type { MemoryNode } from "../../domain/Node.js"
 import type { RetrievalResult, Trace } from "../../domain/Result.js"
 import { normalizeText } from "../../text/canonical.js"
-import { validAt } from "../../domain/time.js"
+import { admits, isCurrent, type NodeFilter } from "../../domain/nodeFilter.js"
 
 /** Feature weights of the graph blend (AppConfig defaults: the reference's). */
 export interface BlendWeights {
@@ -36,30 +36,17 @@ export const blendScore = (t: Trace, w: BlendWeights, semantic: boolean, gate = 
   return Math.max(0, s)
 }
 
-/** Start of a node's validity window: validFrom, else its creation time. */
-export const windowStart = (node: MemoryNode): string => node.validFrom ?? node.createdAt
+export { isCurrent, windowStart } from "../../domain/nodeFilter.js"
 
-/** Current = active and inside its validity window now (an ended window is history, "does better" 4). */
-export const isCurrent = (node: MemoryNode, now: string): boolean =>
-  node.status === "active" && validAt(windowStart(node), node.validTo, now)
-
-export interface EligibilityContext {
-  readonly asOf: string | null
-  readonly includeHistory: boolean
-  readonly now: string
-  readonly scope: string | null
-}
+/** What a query admits (the store's NodeFilter). */
+export type EligibilityContext = NodeFilter
 
 /**
  * Which graph nodes may be ranked: with asOf, those whose half-open window [validFrom ?? createdAt, validTo)
  * holds that moment, whatever their status; without, current nodes (all with includeHistory). Scoped
  * queries see their scope and global (null-scope) memory.
  */
-export const isEligible = (node: MemoryNode, ctx: EligibilityContext): boolean => {
-  if (ctx.scope !== null && node.scope !== null && node.scope !== ctx.scope) return false
-  if (ctx.asOf !== null) return validAt(windowStart(node), node.validTo, ctx.asOf)
-  return ctx.includeHistory || isCurrent(node, ctx.now)
-}
+export const isEligible = admits
 
 /** 1 when a node counts as true at the moment asked about (always with asOf), else 0 (the penalty applies). */
 export const statusBonus = (node: MemoryNode, ctx: EligibilityContext): number =>

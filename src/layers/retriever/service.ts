@@ -11,12 +11,10 @@ import type { RetrieveOptions, RetrieverShape } from "../../services/Retriever.j
 import { SessionBuffer, type BufferHit } from "../../services/SessionBuffer.js"
 import { currentEntries } from "../../search/bufferSearch.js"
 import { DEFAULT_GRAPH_TUNING, DEFAULT_RAW_TUNING, rankQuery, type GraphTuning, type RankSettings, type RawTuning } from "./engine.js"
-import { GraphView } from "./GraphView.js"
+import { fetchGraphCandidates, fetchStatements } from "./graphCandidates.js"
 import { refKey } from "./rank.js"
 import { RawLogView } from "./RawLogView.js"
-import {
-  loadGraphLexical, loadPersisted, loadPersistedVectors, saveGraphLexical, savePersisted, worthSaving, type PersistTarget
-} from "./persist.js"
+import { loadPersisted, loadPersistedVectors, savePersisted, worthSaving, type PersistTarget } from "./persist.js"
 
 // Embedding the raw log happens once per message; more than this at once is worth a line on stderr.
 const EMBED_NOTICE_AT = 500
@@ -42,20 +40,17 @@ export interface RetrieverOptions {
 }
 
 /**
- * What a retriever has indexed so far: the graph and raw-log views and which saved copies it has
- * adopted. Valid only for one data dir, configuration and embedder.
+ * What a retriever has indexed so far: the raw-log view and whether it adopted the saved copy (the graph
+ * answers its own queries). Valid only for one data dir, configuration and embedder.
  */
 export class RetrieverState {
-  readonly graphView: GraphView
   readonly rawView: RawLogView
   persistLoaded = false
-  graphRestored = false
   restored = false
   vectorsLoaded = false
   embedderBroken = false
 
-  constructor(modelId: string | null, bm25: { readonly k1: number; readonly b: number }) {
-    this.graphView = new GraphView(modelId, bm25)
+  constructor(_modelId: string | null, bm25: { readonly k1: number; readonly b: number }) {
     this.rawView = new RawLogView(bm25)
   }
 }
@@ -75,7 +70,7 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
     const warn = options.warn ?? ((line: string) => process.stderr.write(line + "\n"))
     const bm25 = { k1: config.bm25K1, b: config.bm25B }
     const state = options.state ?? new RetrieverState(embedder.enabled ? embedder.modelId : null, bm25)
-    const { graphView, rawView } = state
+    const { rawView } = state
     const persistTarget: PersistTarget | null =
       (options.persist ?? store.location !== null) ? { dataDir: config.dataDir, modelId: embedder.modelId } : null
     const settings: RankSettings = {
@@ -138,28 +133,13 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
       return true
     })
 
+    // Written in batches by the store (every few seconds and when it closes), so readers stay cheap.
     const reinforce = (returned: ReadonlyArray<{ readonly node: MemoryNode; readonly strength: Strength }>, now: string) =>
-      Effect.gen(function* () {
-        if (returned.length === 0) return
-        const wanted = new Map(returned.map((r) => [r.node.id, r]))
-        // Re-read just before writing: a node another process changed meanwhile (superseded, edited) is left alone.
-        const fresh = yield* store.getNodes([...wanted.keys()])
-        const updated: Array<MemoryNode> = []
-        for (const node of fresh) {
-          const seen = wanted.get(node.id)!.node
-          if (node.status !== "active" || node.content !== seen.content || node.validTo !== seen.validTo) continue
-          updated.push({
-            ...node,
-            lastAccessed: now,
-            accessCount: node.accessCount + 1,
-            strength: wanted.get(node.id)!.strength
-          })
-        }
-        if (updated.length === 0) return
-        yield* store.commit({ upsertNodes: updated })
-        // The same objects the store now holds, so the next load is recognised as unchanged.
-        graphView.replaceNodes(updated)
-      })
+      returned.length === 0
+        ? Effect.void
+        : store.reinforce(
+            returned.map(({ node, strength }) => ({ id: node.id, content: node.content, validTo: node.validTo, at: now, strength }))
+          )
 
     const retrieve = (query: string, opts: RetrieveOptions = {}) =>
       Effect.gen(function* () {
@@ -174,16 +154,20 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
           if (Option.isSome(v) && v.value[0] !== undefined) queryVector = v.value[0]
         }
         const semantic = queryVector !== null
-        const graph = yield* store.load({ withEmbeddings: semantic || graphView.withEmbeddings })
-        if (!state.graphRestored && persistTarget !== null) {
-          state.graphRestored = true
-          loadGraphLexical(persistTarget, graphView)
-        }
-        graphView.sync(graph, semantic || graphView.withEmbeddings)
-        if (persistTarget !== null && worthSaving(graphView.unsaved)) {
-          const failure = saveGraphLexical(persistTarget, graphView)
-          if (failure !== null) warn(`awhm: could not save the retrieval index (${failure}); it is rebuilt next time`)
-        }
+        const now = nowIso()
+        const scope = opts.scope ?? null
+        const exclude = new Set((opts.exclude ?? []).map((r) => refKey(r.sessionId, r.messageIndex)))
+        const { candidates, statements } = yield* fetchGraphCandidates(store, {
+          query,
+          queryVector,
+          modelId: embedder.enabled ? embedder.modelId : null,
+          k,
+          filter: { asOf, includeHistory, now, scope },
+          excluded: exclude.size,
+          bm25,
+          embedThreshold: config.embedThreshold,
+          neighborExpansion: config.neighborExpansion
+        })
         const rawOn = yield* syncRawLog
         let vectorsChanged = false
         if (semantic && rawOn) vectorsChanged = yield* embedRawLog
@@ -197,22 +181,21 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
           const visible = new Set(currentEntries(all, config.correctionWindowMessages))
           for (const e of all) if (!visible.has(e)) staleRefs.add(refKey(e.session_id, e.source_msg))
         }
-        const now = nowIso()
-        const outcome = rankQuery(
-          {
-            query,
-            queryVector,
-            k,
-            includeHistory,
-            asOf,
-            scope: opts.scope ?? null,
-            exclude: new Set((opts.exclude ?? []).map((r) => refKey(r.sessionId, r.messageIndex))),
-            trace,
-            now
-          },
-          settings,
-          { graph: graphView, raw: rawOn ? rawView : null, buffer: hits, staleRefs }
-        )
+        const rank = () =>
+          rankQuery(
+            { query, queryVector, k, includeHistory, asOf, scope, exclude, trace, now },
+            settings,
+            { graph: candidates, raw: rawOn ? rawView : null, buffer: hits, staleRefs }
+          )
+        let outcome = rank()
+        // Ranking names the log lines whose statements it needs; fetch those and rank again (usually once).
+        while (candidates.missing.size > 0) {
+          yield* fetchStatements(store, candidates, statements, (key) => {
+            const doc = rawView.docs.get(key)
+            return doc === undefined ? undefined : { sessionId: doc.sessionId, messageIndex: doc.index }
+          })
+          outcome = rank()
+        }
         yield* reinforce(outcome.returnedNodes, now)
         if (persistTarget !== null && (worthSaving(rawView.unsaved) || vectorsChanged)) {
           const failure = savePersisted(persistTarget, rawView, vectorsChanged)

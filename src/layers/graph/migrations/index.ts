@@ -1,9 +1,11 @@
 import * as Migrator from "@effect/sql/Migrator"
 import createGraph from "./0001_create_graph.js"
+import searchIndex from "./0002_search_index.js"
 
 // Statically imported so the esbuild bundle carries them (no directory scan at run time).
 const migrations = {
-  "0001_create_graph": createGraph
+  "0001_create_graph": createGraph,
+  "0002_search_index": searchIndex
 }
 
 export const graphMigrations = Migrator.fromRecord(migrations)

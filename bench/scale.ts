@@ -1,0 +1,163 @@
+// Cost by memory size, measured as a user pays it: whole `awhm` processes (wall and CPU time, peak RSS),
+// a warm query in one library process, consolidating one new session, and the data dir's size, at 1k,
+// 10k and 100k memories (N graph nodes + N raw-log messages of LoCoMo text, 384-dim vectors). 1M only with
+// SCALE_BENCH_1M=1. BEFORE_BIN=<old dist/awhm.mjs> adds the same whole-process rows for an older build;
+// SCALE_BENCH_SIZES, SCALE_BENCH_RUNS and SCALE_BENCH_QUICK=1 (lexical, warm and disk only) narrow a run.
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { Effect, Layer } from "effect"
+import { AwhmLive } from "../src/layers/Main.js"
+import { loadConfig } from "../src/layers/ConfigLive.js"
+import { Retriever } from "../src/services/Retriever.js"
+import { seedDataDir } from "./scaleSeed.js"
+
+const BIN = path.join(process.cwd(), "dist", "awhm.mjs")
+const RUNS = Number(process.env["SCALE_BENCH_RUNS"] ?? 5)
+const SIZES = [...(process.env["SCALE_BENCH_SIZES"] ?? "1000,10000,100000").split(",").map(Number), ...(process.env["SCALE_BENCH_1M"] === "1" ? [1_000_000] : [])]
+const QUERIES = [
+  "What did Caroline research about adoption agencies?",
+  "When did Melanie paint a sunrise?",
+  "What is Jon's favourite dance style?",
+  "Where did Gina open her store?"
+]
+
+const median = (xs: ReadonlyArray<number>) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
+}
+const p95 = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(0.95 * xs.length))]!
+
+interface ProcessCost {
+  readonly wall: number
+  readonly cpu: number
+  readonly rssMb: number
+}
+
+/** One whole process under /usr/bin/time: wall and user+sys seconds, peak RSS. */
+const timed = (bin: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, input = ""): ProcessCost => {
+  const r = spawnSync("/usr/bin/time", ["-f", "AWHM_TIME %e %U %S %M", process.execPath, bin, ...args], { env, input, encoding: "utf8" })
+  const line = r.stderr.split("\n").find((l) => l.startsWith("AWHM_TIME "))
+  if (r.status !== 0 || line === undefined) throw new Error(`${args.join(" ")} failed (${r.status}): ${r.stderr.slice(-400)}`)
+  const [, e, u, s, m] = line.split(" ").map(Number) as [number, number, number, number, number]
+  return { wall: e, cpu: u + s, rssMb: m / 1024 }
+}
+
+const medianCost = (runs: ReadonlyArray<ProcessCost>): ProcessCost => ({
+  wall: median(runs.map((r) => r.wall)),
+  cpu: median(runs.map((r) => r.cpu)),
+  rssMb: median(runs.map((r) => r.rssMb))
+})
+
+const envFor = (dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { ...process.env, AWHM_DATA_DIR: dataDir, AWHM_HOOK_SERVER: "0", ...extra }
+  delete env.AWHM_HOOK_ACTIVE
+  return env
+}
+
+const modelReady = () => fs.existsSync(path.join(process.cwd(), ".cache", "models"))
+
+const whole = (bin: string, dataDir: string, args: (i: number) => ReadonlyArray<string>, extra: Record<string, string> = {}) => {
+  timed(bin, args(0), envFor(dataDir, extra)) // the first run may build caches
+  return medianCost(Array.from({ length: RUNS }, (_, i) => timed(bin, args(i + 1), envFor(dataDir, extra))))
+}
+
+const duBytes = (dir: string): number => {
+  let total = 0
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name)
+    total += e.isDirectory() ? duBytes(p) : fs.statSync(p).size
+  }
+  return total
+}
+
+/** Warm queries in one library process (the composition the CLI uses), lexical only: CPU and wall per query. */
+const warm = async (dataDir: string) => {
+  const config = await Effect.runPromise(loadConfig({ data_dir: dataDir, embedder: "none" }, {}))
+  return Effect.runPromise(
+    Effect.scoped(
+      Effect.gen(function* () {
+        const retriever = yield* Retriever
+        const walls: Array<number> = []
+        const cpus: Array<number> = []
+        yield* retriever.retrieve(QUERIES[0]!, { lexicalOnly: true })
+        for (let i = 0; i < 40; i++) {
+          const c = process.cpuUsage()
+          const t = performance.now()
+          yield* retriever.retrieve(QUERIES[i % QUERIES.length]!, { lexicalOnly: true })
+          walls.push(performance.now() - t)
+          const d = process.cpuUsage(c)
+          cpus.push((d.user + d.system) / 1000)
+        }
+        return { p50: median(walls), p95: p95(walls), cpu: median(cpus) }
+      }).pipe(Effect.provide(Layer.fresh(AwhmLive(config))))
+    )
+  )
+}
+
+/** `awhm consolidate` after one new 20-message session (a fresh session each run). */
+const consolidateOne = (bin: string, dataDir: string, runs: number, extra: Record<string, string>) =>
+  medianCost(
+    Array.from({ length: runs }, (_, r) => {
+      const sid = `new-${bin === BIN ? "a" : "b"}-${r}-${Date.now()}`
+      for (let i = 0; i < 20; i++) {
+        const log = spawnSync(process.execPath, [bin, "log", "--session", sid, "--role", i % 2 === 0 ? "user" : "assistant", `I moved to Lisbon in ${2000 + i} and my dog is called Rex ${i}`], {
+          env: envFor(dataDir, extra),
+          encoding: "utf8"
+        })
+        if (log.status !== 0) throw new Error(`log failed: ${log.stderr}`)
+      }
+      return timed(bin, ["consolidate"], envFor(dataDir, extra))
+    })
+  )
+
+const s = (x: number) => (x < 1 ? `${Math.round(x * 1000)} ms` : `${x.toFixed(2)} s`)
+const cost = (c: ProcessCost) => `${s(c.wall)} / ${s(c.cpu)} CPU, ${Math.round(c.rssMb)} MB`
+
+export async function run(): Promise<string> {
+  const before = process.env["BEFORE_BIN"] ?? null
+  // SCALE_BENCH_QUICK=1: only the lexical query, the warm query and the disk (a busy machine, a big size).
+  const quick = process.env["SCALE_BENCH_QUICK"] === "1"
+  const rows: Array<string> = []
+  const seedTimes: Array<string> = []
+  for (const n of SIZES) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `awhm-scale-${n}-`))
+    try {
+      const t = performance.now()
+      await seedDataDir(dir, n)
+      seedTimes.push(`${n.toLocaleString("en-US")}: ${s((performance.now() - t) / 1000)}`)
+      const q = (i: number) => ["query", QUERIES[i % QUERIES.length]!]
+      const bins: Array<readonly [string, string]> = [["this build", BIN], ...(before === null ? [] : [["before", before] as const])]
+      for (const [label, bin] of bins) {
+        const lexical = whole(bin, dir, (i) => [...q(i), "--lexical-only"], { AWHM_EMBEDDER: "none" })
+        const semantic = modelReady() && !quick ? whole(bin, dir, q) : null
+        const consolidate = quick ? null : consolidateOne(bin, dir, Math.min(3, RUNS), { AWHM_EMBEDDER: modelReady() ? "transformers" : "mock" })
+        const w = label === "this build" ? await warm(dir) : null
+        rows.push(
+          `| ${n.toLocaleString("en-US")} | ${label} | ${cost(lexical)} | ${semantic === null ? "-" : cost(semantic)} | ` +
+            `${w === null ? "-" : `${w.p50.toFixed(1)} / ${w.p95.toFixed(1)} ms (${w.cpu.toFixed(1)} ms CPU)`} | ${consolidate === null ? "-" : cost(consolidate)} | ` +
+            `${label === "this build" ? `${(duBytes(dir) / n / 1024).toFixed(2)} KB` : "-"} |`
+        )
+        process.stderr.write(`scale: ${n} ${label} done\n`)
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  return [
+    "## Scale (memory size)",
+    "",
+    `N memories = N graph nodes + N raw-log messages of LoCoMo text (20 per session), 384-dim vectors, SQLite.`,
+    `Whole processes: \`node dist/awhm.mjs query "<LoCoMo question>"\` (\`--lexical-only\` with no embedder; "real model" loads`,
+    `all-MiniLM-L6-v2) and \`awhm consolidate\` of one new 20-message session (model load included): wall / CPU time,`,
+    `peak RSS, medians of ${RUNS} runs (3 for consolidate) after one run that may build caches. Warm = one library`,
+    `process (AwhmLive), 40 lexical queries after the first: p50 / p95 wall, median CPU. Disk = the data dir / N.`,
+    `Seeding (bulk inserts, vectors computed by the seeder): ${seedTimes.join(", ")}.`,
+    "",
+    "| memories | build | query --lexical-only | query, real model | warm query p50 / p95 | consolidate one session | disk per memory |",
+    "|---|---|---|---|---|---|---|",
+    ...rows
+  ].join("\n")
+}

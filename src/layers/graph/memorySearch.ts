@@ -1,0 +1,159 @@
+import type { SourceRef } from "../../domain/Message.js"
+import type { Edge, Graph, MemoryNode } from "../../domain/Node.js"
+import { admits, windowStart } from "../../domain/nodeFilter.js"
+import { analyze } from "../../search/IndexAnalyzer.js"
+import { indexedText } from "../../search/indexedText.js"
+import { LexicalIndex } from "../../search/LexicalIndex.js"
+import { VectorIndex } from "../../search/VectorIndex.js"
+import type { LexicalQuery, ScoredId, VectorQuery } from "../../services/GraphStore.js"
+
+const refKey = (sessionId: string, messageIndex: number) => `${sessionId}\u0000${messageIndex}`
+
+/** Whether a node's vector may be compared with a query of this model. */
+export const usableVector = (node: MemoryNode, modelId: string | null): boolean =>
+  node.embedding !== null &&
+  node.embedding.length > 0 &&
+  (node.embedModel === null || modelId === null || node.embedModel === modelId)
+
+/**
+ * Candidate search over a graph held in memory (the JSON and in-memory stores): lexical and vector indexes
+ * kept in step with the graph by node identity, so a store that hands the same node objects while nothing
+ * changed re-indexes only what did.
+ */
+export class MemoryGraphSearch {
+  private graph: Graph = { nodes: new Map(), edges: [] }
+  private lexical: LexicalIndex | null = null
+  private readonly lexicalOf = new Map<string, MemoryNode>()
+  private vectors: VectorIndex | null = null
+  private vectorModel: string | null | undefined = undefined
+  private readonly vectorOf = new Map<string, MemoryNode>()
+  private byRef: Map<string, Array<string>> | null = null
+  private p90: number | null = null
+
+  private version = -1
+  private lexicalVersion = -1
+  private vectorVersion = -1
+
+  /** Points the search at the store's current graph; `version` changes whenever the graph does. */
+  use(graph: Graph, version: number): void {
+    if (graph === this.graph && version === this.version) return
+    this.graph = graph
+    this.version = version
+    this.byRef = null
+    this.p90 = null
+  }
+
+  lexicalTopK(q: LexicalQuery): Array<ScoredId> {
+    const index = this.lexicalIndex(q.k1, q.b)
+    const nodes = this.graph.nodes
+    return index
+      .search(q.text, q.k, (id) => admits(nodes.get(id)!, q.filter))
+      .map((h) => ({ id: h.key, score: h.score }))
+  }
+
+  vectorTopK(q: VectorQuery): Array<ScoredId> | null {
+    const index = this.vectorIndex(q.modelId)
+    if (index === null || index.dim !== q.vector.length) return null
+    const nodes = this.graph.nodes
+    return index.search(q.vector, q.k, (id) => admits(nodes.get(id)!, q.filter))
+  }
+
+  neighbours(ids: ReadonlyArray<string>): Array<Edge> {
+    const wanted = new Set(ids)
+    return this.graph.edges.filter((e) => wanted.has(e.source) || wanted.has(e.target))
+  }
+
+  bySlot(keys: ReadonlyArray<string>): Array<MemoryNode> {
+    const wanted = new Set(keys)
+    return [...this.graph.nodes.values()].filter((n) => n.canonicalKey !== null && wanted.has(n.canonicalKey))
+  }
+
+  fromMessages(refs: ReadonlyArray<SourceRef>): Array<{ ref: SourceRef; node: MemoryNode }> {
+    if (this.byRef === null) {
+      const map = new Map<string, Array<string>>()
+      for (const n of this.graph.nodes.values()) {
+        for (const r of n.sourceRefs) {
+          const key = refKey(r.sessionId, r.messageIndex)
+          const list = map.get(key)
+          if (list === undefined) map.set(key, [n.id])
+          else if (!list.includes(n.id)) list.push(n.id)
+        }
+      }
+      this.byRef = map
+    }
+    const out: Array<{ ref: SourceRef; node: MemoryNode }> = []
+    for (const ref of refs) {
+      for (const id of this.byRef.get(refKey(ref.sessionId, ref.messageIndex)) ?? []) out.push({ ref, node: this.graph.nodes.get(id)! })
+    }
+    return out
+  }
+
+  accessP90(): number {
+    if (this.p90 === null) {
+      const counts = Array.from(this.graph.nodes.values(), (n) => n.accessCount).sort((a, b) => a - b)
+      const n = counts.length
+      this.p90 = n === 0 ? 1 : Math.max(1, counts[Math.min(Math.floor(0.9 * n), n - 1)]!)
+    }
+    return this.p90
+  }
+
+  private lexicalIndex(k1: number, b: number): LexicalIndex {
+    if (this.lexical === null || this.lexical.k1 !== k1 || this.lexical.b !== b) {
+      this.lexical = new LexicalIndex({ k1, b, analyzer: analyze })
+      this.lexicalOf.clear()
+      this.lexicalVersion = -1
+    }
+    const index = this.lexical
+    if (this.lexicalVersion === this.version) return index
+    this.lexicalVersion = this.version
+    for (const [id, node] of this.graph.nodes) {
+      const old = this.lexicalOf.get(id)
+      if (old === node) continue
+      if (old === undefined || old.content !== node.content || windowStart(old) !== windowStart(node)) {
+        index.add(id, indexedText(node.content, windowStart(node)))
+      }
+      this.lexicalOf.set(id, node)
+    }
+    if (this.lexicalOf.size > this.graph.nodes.size) {
+      for (const id of [...this.lexicalOf.keys()]) {
+        if (this.graph.nodes.has(id)) continue
+        index.remove(id)
+        this.lexicalOf.delete(id)
+      }
+    }
+    return index
+  }
+
+  private vectorIndex(modelId: string | null): VectorIndex | null {
+    if (this.vectorModel !== modelId) {
+      this.vectors = null
+      this.vectorOf.clear()
+      this.vectorModel = modelId
+      this.vectorVersion = -1
+    }
+    if (this.vectorVersion === this.version) return this.vectors
+    this.vectorVersion = this.version
+    for (const [id, node] of this.graph.nodes) {
+      const old = this.vectorOf.get(id)
+      if (old === node) continue
+      this.vectorOf.set(id, node)
+      if (old !== undefined && old.embedding === node.embedding) continue
+      const v = node.embedding
+      if (v === null || !usableVector(node, modelId)) {
+        this.vectors?.remove(id)
+        continue
+      }
+      if (this.vectors === null) this.vectors = new VectorIndex(v.length)
+      if (v.length === this.vectors.dim) this.vectors.add(id, v)
+      else this.vectors.remove(id)
+    }
+    if (this.vectorOf.size > this.graph.nodes.size) {
+      for (const id of [...this.vectorOf.keys()]) {
+        if (this.graph.nodes.has(id)) continue
+        this.vectors?.remove(id)
+        this.vectorOf.delete(id)
+      }
+    }
+    return this.vectors
+  }
+}
