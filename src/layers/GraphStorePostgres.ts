@@ -342,6 +342,7 @@ export const makeGraphStorePostgres = (
             const version = yield* writeChanges(changes, reset)
             if (start !== null && !nested && !reset && start.versions.get(ns) === version - 1) {
               applyChanges(start.graph, changes)
+              searchVersion++
               next = { ...start, versions: new Map(start.versions).set(ns, version) }
             }
             return a
