@@ -1,5 +1,5 @@
 import { Options } from "@effect/cli"
-import { Console, Effect, Layer, Option } from "effect"
+import { Console, Effect, Layer, Option, Redacted } from "effect"
 import type { AwhmConfigShape } from "../domain/Config.js"
 import type { ConfigurationError } from "../domain/errors.js"
 import { loadConfig } from "../layers/ConfigLive.js"
@@ -12,13 +12,27 @@ export const dataDirOption = Options.directory("data-dir", { exists: "either" })
   Options.optional
 )
 
+/**
+ * `--postgres-url URL`: the server of `storage_backend: postgres` (overrides AWHM_POSTGRES_URL). A password
+ * in a flag shows in the process list: prefer the variable, config.json or ~/.pgpass.
+ */
+export const postgresUrlOption = Options.redacted("postgres-url").pipe(
+  Options.withDescription("PostgreSQL server for storage_backend postgres (default: $AWHM_POSTGRES_URL)"),
+  Options.optional
+)
+
 /** `--json`: print exactly one JSON value on stdout and nothing else. */
 export const jsonOption = Options.boolean("json").pipe(Options.withDescription("Print one JSON value on stdout"))
 
 /** Builds the flag layer of the configuration from CLI options (snake_case parameter names). */
-export const flagMap = (dataDir: Option.Option<string>, extra: Record<string, string | undefined> = {}) => {
+export const flagMap = (
+  dataDir: Option.Option<string>,
+  extra: Record<string, string | undefined> = {},
+  postgresUrl: Option.Option<Redacted.Redacted> = Option.none()
+) => {
   const flags: Record<string, string> = {}
   if (Option.isSome(dataDir)) flags.data_dir = dataDir.value
+  if (Option.isSome(postgresUrl)) flags.postgres_url = Redacted.value(postgresUrl.value)
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) flags[k] = v
   return flags
 }

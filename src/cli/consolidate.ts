@@ -1,10 +1,9 @@
 import { Command, Options } from "@effect/cli"
 import { printable } from "../text/printable.js"
 import { Effect, Layer, Option } from "effect"
-import { embedderLayer, graphStoreLayer, stage2Layer } from "../layers/Main.js"
-import { RawLogLive } from "../layers/RawLogLive.js"
+import { embedderLayer, graphStoreLayer, progressLayer, rawLogLayer, stage2Layer } from "../layers/Main.js"
 import { consolidatePending, type ConsolidationReport } from "../programs/consolidate.js"
-import { dataDirOption, flagMap, jsonOption, output, withConfig } from "./common.js"
+import { dataDirOption, flagMap, jsonOption, output, postgresUrlOption, withConfig } from "./common.js"
 
 const session = Options.text("session").pipe(
   Options.withDescription("Only this session (default: every session with new messages)"),
@@ -32,21 +31,21 @@ const progressLine = (done: number, total: number, sessionId: string, created: n
 /** `awhm consolidate`: Stage 1 (and Stage 2 with --stage2) on the sessions' new messages. */
 export const consolidateCommand = Command.make(
   "consolidate",
-  { session, stage2, stage2Client, stage2Model, dataDir: dataDirOption, json: jsonOption },
+  { session, stage2, stage2Client, stage2Model, dataDir: dataDirOption, postgresUrl: postgresUrlOption, json: jsonOption },
   (args) =>
     withConfig(
       flagMap(args.dataDir, {
         stage2_enabled: args.stage2 ? "true" : undefined,
         stage2_client: Option.getOrUndefined(args.stage2Client),
         stage2_model: Option.getOrUndefined(args.stage2Model)
-      }),
+      }, args.postgresUrl),
       (config) =>
         consolidatePending({
           ...(Option.isSome(args.session) ? { sessionId: args.session.value } : {}),
           onSession: progressLine
         }).pipe(
           Effect.flatMap((report) => output(args.json, report, () => human(report))),
-          Effect.provide(Layer.mergeAll(RawLogLive, graphStoreLayer(config), embedderLayer(config), stage2Layer(config)))
+          Effect.provide(Layer.mergeAll(rawLogLayer(config), graphStoreLayer(config), progressLayer(config), embedderLayer(config), stage2Layer(config)))
         )
     )
 ).pipe(Command.withDescription("Consolidate new messages into long-term memory (Stage 1, optionally Stage 2)"))

@@ -3,7 +3,7 @@ import { printable } from "../text/printable.js"
 import { Console, Effect } from "effect"
 import { storesLayer } from "../layers/Main.js"
 import { type DeletionResult, hardDelete } from "../programs/hardDelete.js"
-import { dataDirOption, flagMap, jsonOption, output, withConfig } from "./common.js"
+import { dataDirOption, flagMap, jsonOption, output, postgresUrlOption, withConfig } from "./common.js"
 
 const nodeId = Args.text({ name: "NODE_ID" }).pipe(Args.withDescription("The node to delete (ids: `awhm nodes`, `awhm query --json`)"))
 const keepSiblings = Options.boolean("keep-siblings").pipe(
@@ -22,9 +22,9 @@ const human = (r: DeletionResult) =>
 /** `awhm delete NODE_ID`: the hard-delete cascade. */
 export const deleteCommand = Command.make(
   "delete",
-  { nodeId, keepSiblings, dataDir: dataDirOption, json: jsonOption },
+  { nodeId, keepSiblings, dataDir: dataDirOption, postgresUrl: postgresUrlOption, json: jsonOption },
   (args) =>
-    withConfig(flagMap(args.dataDir), (config) =>
+    withConfig(flagMap(args.dataDir, {}, args.postgresUrl), (config) =>
       hardDelete(args.nodeId, args.keepSiblings ? { keepSiblings: true } : {}).pipe(
         Effect.tap(({ warnings }) => Effect.forEach(warnings, (w) => Console.error(`awhm: ${w}`), { discard: true })),
         Effect.flatMap(({ result }) => output(args.json, result, () => human(result))),

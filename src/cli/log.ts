@@ -1,11 +1,11 @@
 import { Args, Command, Options } from "@effect/cli"
 import { printable } from "../text/printable.js"
 import { Effect, Layer, Option } from "effect"
-import { RawLogLive } from "../layers/RawLogLive.js"
+import { rawLogLayer } from "../layers/Main.js"
 import { SessionBufferLive } from "../layers/SessionBufferLive.js"
 import { parseRole } from "../domain/input.js"
 import { logMessage } from "../programs/logMessage.js"
-import { dataDirOption, flagMap, jsonOption, output, withConfig } from "./common.js"
+import { dataDirOption, flagMap, jsonOption, output, postgresUrlOption, withConfig } from "./common.js"
 
 const session = Options.text("session").pipe(Options.withDescription("Session id (any non-empty string)"))
 // Parsed by hand so a bad role is one line and exit 2, like every other usage error.
@@ -19,9 +19,9 @@ const text = Args.text({ name: "text" }).pipe(Args.withDescription("The message,
 /** `awhm log`: append one message to a session's raw log and run the session buffer on it. */
 export const logCommand = Command.make(
   "log",
-  { session, role, timestamp, text, dataDir: dataDirOption, json: jsonOption },
+  { session, role, timestamp, text, dataDir: dataDirOption, postgresUrl: postgresUrlOption, json: jsonOption },
   (args) =>
-    withConfig(flagMap(args.dataDir), () =>
+    withConfig(flagMap(args.dataDir, {}, args.postgresUrl), (config) =>
       Effect.gen(function* () {
         const parsedRole = yield* parseRole(args.role)
         const result = yield* logMessage({
@@ -37,6 +37,6 @@ export const logCommand = Command.make(
             `logged message ${result.entry.index} in session ${printable(result.entry.session_id)}` +
             (result.caught.length > 0 ? ` (buffered: ${result.caught.map((c) => c.type).join(", ")})` : "")
         )
-      }).pipe(Effect.provide(Layer.merge(RawLogLive, SessionBufferLive)))
+      }).pipe(Effect.provide(Layer.merge(rawLogLayer(config), SessionBufferLive)))
     )
 ).pipe(Command.withDescription("Append a message to a session's raw log and run the session buffer on it"))

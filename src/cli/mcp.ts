@@ -1,11 +1,11 @@
 import { Command } from "@effect/cli"
 import { Effect } from "effect"
 import { VERSION } from "../runtime/version.js"
-import { dataDirOption, flagMap, withConfig } from "./common.js"
+import { dataDirOption, flagMap, postgresUrlOption, withConfig } from "./common.js"
 
 /** `awhm mcp` (also the bin `awhm-mcp`): the stdio MCP server. */
-export const mcpCommand = Command.make("mcp", { dataDir: dataDirOption }, (args) =>
-  withConfig(flagMap(args.dataDir), (config) =>
+export const mcpCommand = Command.make("mcp", { dataDir: dataDirOption, postgresUrl: postgresUrlOption }, (args) =>
+  withConfig(flagMap(args.dataDir, {}, args.postgresUrl), (config) =>
     Effect.gen(function* () {
       // Loaded on demand: the other commands never pay for the MCP server's code.
       const { serveMcp } = yield* Effect.promise(() => import("../mcp/server.js"))

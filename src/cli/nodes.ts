@@ -3,7 +3,7 @@ import { Effect, Option } from "effect"
 import type { MemoryNode } from "../domain/Node.js"
 import { graphStoreLayer } from "../layers/Main.js"
 import { listNodes } from "../programs/nodes.js"
-import { dataDirOption, flagMap, jsonOption, output, withConfig } from "./common.js"
+import { dataDirOption, flagMap, jsonOption, output, postgresUrlOption, withConfig } from "./common.js"
 
 /** A node as the CLI contract prints it (`awhm nodes --json`). */
 export const nodeView = (n: MemoryNode) => ({
@@ -44,8 +44,8 @@ const human = (nodes: ReadonlyArray<MemoryNode>) =>
       ].join("\n")
 
 /** `awhm nodes`: list graph nodes. */
-export const nodesCommand = Command.make("nodes", { status, key, limit, dataDir: dataDirOption, json: jsonOption }, (args) =>
-  withConfig(flagMap(args.dataDir), (config) =>
+export const nodesCommand = Command.make("nodes", { status, key, limit, dataDir: dataDirOption, postgresUrl: postgresUrlOption, json: jsonOption }, (args) =>
+  withConfig(flagMap(args.dataDir, {}, args.postgresUrl), (config) =>
     listNodes({
       status: Option.getOrNull(args.status),
       key: Option.getOrNull(args.key),

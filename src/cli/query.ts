@@ -4,7 +4,7 @@ import { retrievalLayer } from "../layers/Main.js"
 import { parseAsOf } from "../domain/input.js"
 import { validateQuery } from "../domain/input.js"
 import { formatResults, retrieve } from "../programs/retrieve.js"
-import { dataDirOption, flagMap, jsonOption, output, withConfig } from "./common.js"
+import { dataDirOption, flagMap, jsonOption, output, postgresUrlOption, withConfig } from "./common.js"
 
 const text = Args.text({ name: "text" }).pipe(Args.withDescription("What to look for (a question or keywords)"))
 const k = Options.integer("k").pipe(
@@ -31,9 +31,9 @@ const lexicalOnly = Options.boolean("lexical-only").pipe(
 /** `awhm query TEXT`: retrieve memories. */
 export const queryCommand = Command.make(
   "query",
-  { text, k, includeHistory, trace, asOf, session, lexicalOnly, dataDir: dataDirOption, json: jsonOption },
+  { text, k, includeHistory, trace, asOf, session, lexicalOnly, dataDir: dataDirOption, postgresUrl: postgresUrlOption, json: jsonOption },
   (args) =>
-    withConfig(flagMap(args.dataDir), (config) =>
+    withConfig(flagMap(args.dataDir, {}, args.postgresUrl), (config) =>
       Effect.gen(function* () {
         const moment = yield* parseAsOf(Option.getOrNull(args.asOf))
         yield* validateQuery(args.text, config.maxMessageChars)

@@ -1,12 +1,11 @@
 import { Command } from "@effect/cli"
 import { Effect, Layer } from "effect"
-import { graphStoreLayer } from "../layers/Main.js"
-import { RawLogLive } from "../layers/RawLogLive.js"
+import { graphStoreLayer, rawLogLayer } from "../layers/Main.js"
 import { SessionBufferLive } from "../layers/SessionBufferLive.js"
 import type { AwhmConfigShape } from "../domain/Config.js"
 import { locateModel } from "../layers/modelLocation.js"
 import { statusReport } from "../programs/status.js"
-import { dataDirOption, flagMap, jsonOption, output, withConfig } from "./common.js"
+import { dataDirOption, flagMap, jsonOption, output, postgresUrlOption, withConfig } from "./common.js"
 
 /** Where the live embedder's model is (files only: status never loads it); absent when no model is used. */
 const modelReport = (config: AwhmConfigShape) => {
@@ -15,8 +14,8 @@ const modelReport = (config: AwhmConfigShape) => {
 }
 
 /** `awhm status`: what is stored, and where. */
-export const statusCommand = Command.make("status", { dataDir: dataDirOption, json: jsonOption }, (args) =>
-  withConfig(flagMap(args.dataDir), (config) =>
+export const statusCommand = Command.make("status", { dataDir: dataDirOption, postgresUrl: postgresUrlOption, json: jsonOption }, (args) =>
+  withConfig(flagMap(args.dataDir, {}, args.postgresUrl), (config) =>
     statusReport.pipe(
       Effect.map((s) => ({ ...s, ...modelReport(config) })),
       Effect.flatMap((s) =>
@@ -30,7 +29,7 @@ export const statusCommand = Command.make("status", { dataDir: dataDirOption, js
           ].join("\n")
         )
       ),
-      Effect.provide(Layer.mergeAll(RawLogLive, SessionBufferLive, graphStoreLayer(config)))
+      Effect.provide(Layer.mergeAll(rawLogLayer(config), SessionBufferLive, graphStoreLayer(config)))
     )
   )
 ).pipe(Command.withDescription("Show what is stored: graph, raw logs, session buffers"))

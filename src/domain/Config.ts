@@ -1,4 +1,5 @@
 import { Config, Option } from "effect"
+import { validNamespace } from "./namespace.js"
 
 /** spaCy-style labels that become entity nodes (the reference's `ner_labels`). */
 export const DEFAULT_NER_LABELS = [
@@ -16,6 +17,10 @@ const int = (name: string, def: number, min = 0) =>
     Config.withDefault(def)
   )
 const bool = (name: string, def: boolean) => Config.boolean(name).pipe(Config.withDefault(def))
+const namespace = (name: string) =>
+  Config.string(name).pipe(
+    Config.validate({ message: "must be a namespace such as user:alice or team:payments (kind:name, no spaces or commas)", validation: validNamespace })
+  )
 const optString = (name: string) =>
   Config.option(Config.nonEmptyString(name)).pipe(Config.map(Option.getOrNull))
 
@@ -47,7 +52,15 @@ export const awhmConfig = Config.all({
   neighborExpansion: bool("neighbor_expansion", true),
   neighborDecay: num("neighbor_decay", 0.6),
   wAssociation: num("w_association", 0.1),
-  storageBackend: Config.literal("sqlite", "json")("storage_backend").pipe(Config.withDefault("sqlite" as const)),
+  storageBackend: Config.literal("sqlite", "json", "postgres")("storage_backend").pipe(Config.withDefault("sqlite" as const)),
+  /** The PostgreSQL server of `storage_backend: postgres`; redacted, so the password is never printed. */
+  postgresUrl: Config.option(Config.redacted("postgres_url")).pipe(Config.map(Option.getOrNull)),
+  /** The namespaces this client reads (`user:alice`, `team:payments`); the write namespace is always among them. */
+  namespaces: Config.array(namespace("namespaces"), "namespaces").pipe(Config.withDefault([] as Array<string>)),
+  /** The one namespace this client writes (default: the first of `namespaces`). */
+  writeNamespace: Config.option(namespace("write_namespace")).pipe(Config.map(Option.getOrNull)),
+  /** VACUUM the touched tables after a hard delete on PostgreSQL (needs the schema owner's role). */
+  postgresVacuumOnDelete: bool("postgres_vacuum_on_delete", true),
   stage2Enabled: bool("stage2_enabled", false),
   stage2Client: Config.literal("claude-code", "anthropic")("stage2_client").pipe(
     Config.withDefault("claude-code" as const)

@@ -1,6 +1,8 @@
 import { Layer } from "effect"
 import type { AwhmConfigShape } from "../domain/Config.js"
 import { AppConfig } from "../services/AppConfig.js"
+import type { ConfigurationError, StorageError } from "../domain/errors.js"
+import type { ConsolidationProgress } from "../services/ConsolidationProgress.js"
 import type { Embedder } from "../services/Embedder.js"
 import type { GraphStore } from "../services/GraphStore.js"
 import type { RawLog } from "../services/RawLog.js"
@@ -8,12 +10,16 @@ import type { Retriever } from "../services/Retriever.js"
 import type { SessionBuffer } from "../services/SessionBuffer.js"
 import type { Stage2Client } from "../services/Stage2Client.js"
 import type { UnusedGraphFile } from "../services/UnusedGraphFile.js"
+import { ConsolidationProgressPostgres } from "./ConsolidationProgressPostgres.js"
 import { EmbedderMock } from "./EmbedderMock.js"
 import { EmbedderNone } from "./EmbedderNone.js"
 import { EmbedderTransformers } from "./EmbedderTransformers.js"
 import { GraphStoreJson } from "./GraphStoreJson.js"
+import { GraphStorePostgres } from "./GraphStorePostgres.js"
 import { GraphStoreSqlite } from "./GraphStoreSqlite.js"
+import { type PostgresDatabase, PostgresDatabaseLive } from "./postgres/PostgresDatabase.js"
 import { RawLogLive } from "./RawLogLive.js"
+import { RawLogPostgres } from "./RawLogPostgres.js"
 import { RetrieverLive } from "./RetrieverLive.js"
 import { SessionBufferLive } from "./SessionBufferLive.js"
 import { Stage2Anthropic } from "./Stage2Anthropic.js"
@@ -38,15 +44,29 @@ const modelDirOf = (config: AwhmConfigShape): { readonly modelDir?: string } => 
   return location === null ? {} : { modelDir: location.dir }
 }
 
+// The PostgreSQL stores share one layer value, so one composition opens one connection pool.
+const onPostgres = <A, E>(layer: Layer.Layer<A, E, PostgresDatabase | AppConfig>) => layer.pipe(Layer.provide(PostgresDatabaseLive))
+
 /** The configured backend's graph store (it needs AppConfig). */
-const graphStoreOf = (config: AwhmConfigShape) => (config.storageBackend === "json" ? GraphStoreJson : GraphStoreSqlite)
+const graphStoreOf = (config: AwhmConfigShape) =>
+  config.storageBackend === "json" ? GraphStoreJson : config.storageBackend === "postgres" ? onPostgres(GraphStorePostgres) : GraphStoreSqlite
+
+/** The configured backend's raw log (it needs AppConfig). */
+const rawLogOf = (config: AwhmConfigShape) => (config.storageBackend === "postgres" ? onPostgres(RawLogPostgres) : RawLogLive)
+
+/** Consolidation progress in the database on PostgreSQL; otherwise none, and consolidation keeps the data dir's file. */
+const progressOf = (config: AwhmConfigShape): Layer.Layer<ConsolidationProgress, StorageError | ConfigurationError, AppConfig> | Layer.Layer<never> =>
+  config.storageBackend === "postgres" ? onPostgres(ConsolidationProgressPostgres) : Layer.empty
 
 /** The configured Stage 2 client (it needs AppConfig). */
 const stage2Of = (config: AwhmConfigShape) => (config.stage2Client === "anthropic" ? Stage2Anthropic : Stage2ClaudeCode)
 
 export const graphStoreLayer = (config: AwhmConfigShape) => graphStoreOf(config).pipe(Layer.provide(configLayer(config)))
 
-export const rawLogLayer = (config: AwhmConfigShape) => RawLogLive.pipe(Layer.provide(configLayer(config)))
+export const rawLogLayer = (config: AwhmConfigShape) => rawLogOf(config).pipe(Layer.provide(configLayer(config)))
+
+/** Where consolidation records its progress (nothing to provide outside PostgreSQL). */
+export const progressLayer = (config: AwhmConfigShape) => progressOf(config).pipe(Layer.provide(configLayer(config)))
 
 export const sessionBufferLayer = (config: AwhmConfigShape) =>
   SessionBufferLive.pipe(Layer.provide(configLayer(config)))
@@ -55,9 +75,9 @@ export const stage2Layer = (config: AwhmConfigShape) => stage2Of(config).pipe(La
 
 export const unusedGraphFileLayer = (config: AwhmConfigShape) => UnusedGraphFileLive.pipe(Layer.provide(configLayer(config)))
 
-/** The stores: raw log, session buffer, graph (and the other backend's graph file, for deletes). */
+/** The stores: raw log, session buffer, graph, progress (and the other backend's graph file, for deletes). */
 export const storesLayer = (config: AwhmConfigShape) =>
-  Layer.mergeAll(rawLogLayer(config), sessionBufferLayer(config), graphStoreLayer(config), unusedGraphFileLayer(config))
+  Layer.mergeAll(rawLogLayer(config), sessionBufferLayer(config), graphStoreLayer(config), progressLayer(config), unusedGraphFileLayer(config))
 
 /** Everything a query needs. */
 export const retrievalLayer = (config: AwhmConfigShape) => {
@@ -82,12 +102,13 @@ export interface AwhmLayers {
  */
 export const AwhmLive = (config: AwhmConfigShape, replace: AwhmLayers = {}) => {
   const base = Layer.mergeAll(
-    replace.rawLog ?? RawLogLive,
+    replace.rawLog ?? rawLogOf(config),
     replace.sessionBuffer ?? SessionBufferLive,
     replace.graphStore ?? graphStoreOf(config),
     replace.embedder ?? embedderLayer(config),
     replace.stage2Client ?? stage2Of(config),
-    replace.graphStore === undefined ? UnusedGraphFileLive : UnusedGraphFileNone
+    replace.graphStore === undefined ? UnusedGraphFileLive : UnusedGraphFileNone,
+    replace.graphStore === undefined && replace.rawLog === undefined ? progressOf(config) : Layer.empty
   ).pipe(Layer.provideMerge(configLayer(config)))
   return Layer.provideMerge(replace.retriever ?? RetrieverLive, base)
 }

@@ -6,16 +6,17 @@ import { statementKey } from "../text/canonical.js"
 import { EntityIndex } from "../text/entities.js"
 import { extractCandidates } from "../text/extraction.js"
 import { addKnownName, type KnownNames, knownNames } from "../text/ner.js"
-import { dataPaths } from "../store/paths.js"
-import { type Progress, readProgress, type SessionProgress, withConsolidationLock, writeProgress } from "../store/progress.js"
-import { readConsolidatedLogs, settledMark, writeConsolidatedLogs } from "../store/consolidatedLogs.js"
+import type { Progress, SessionProgress } from "../domain/Progress.js"
+import { settledMark } from "../store/consolidatedLogs.js"
 import { strengthParams } from "../domain/strength.js"
 import { nowIso } from "../domain/time.js"
 import { AppConfig } from "../services/AppConfig.js"
+import { ConsolidationProgress } from "../services/ConsolidationProgress.js"
 import { Embedder } from "../services/Embedder.js"
 import { GraphStore } from "../services/GraphStore.js"
 import { RawLog } from "../services/RawLog.js"
 import { planCommit, type PreparedCandidate } from "./consolidate/commit.js"
+import { fileProgress } from "./consolidate/fileProgress.js"
 import { runStage2 } from "./stage2.js"
 
 // Stage 1 consolidation over the services: new raw-log messages become graph nodes. Slow work (NER,
@@ -49,6 +50,11 @@ interface Job {
   readonly upTo: number
   readonly candidates: ReadonlyArray<Candidate>
 }
+
+/** The ConsolidationProgress a layer provides (the PostgreSQL backend does), else the data dir's progress file. */
+const progressStore = Effect.flatMap(Effect.serviceOption(ConsolidationProgress), (provided) =>
+  provided._tag === "Some" ? Effect.succeed(provided.value) : Effect.map(AppConfig, (config) => fileProgress(config.dataDir))
+)
 
 const lastIndexOf = (entries: ReadonlyArray<RawLogEntry>): number =>
   entries.reduce((max, e) => (e.index > max ? e.index : max), -1)
@@ -124,15 +130,13 @@ const commitGroup = (jobs: ReadonlyArray<Job>, state: { embedderFailed: boolean 
   Effect.gen(function* () {
     const config = yield* AppConfig
     const store = yield* GraphStore
-    const paths = dataPaths(config.dataDir)
     const all = jobs.flatMap((j) => j.candidates)
     const embedded = yield* embedAll(all, state)
     const vectorOf = new Map<Candidate, Float32Array>()
     if (embedded !== null) all.forEach((c, i) => vectorOf.set(c, embedded.vectors[i]!))
 
-    const locked = Effect.gen(function* () {
+    const locked = (progress: Progress) => Effect.gen(function* () {
       const now = nowIso()
-      const progress = yield* readProgress(paths.progress, now)
       const prepared: Array<PreparedCandidate> = []
       const live: Array<Job> = []
       for (const job of jobs) {
@@ -146,7 +150,7 @@ const commitGroup = (jobs: ReadonlyArray<Job>, state: { embedderFailed: boolean 
         }
       }
       const created = new Map<string, number>(jobs.map((j) => [j.sessionId, 0]))
-      if (live.length === 0) return created
+      if (live.length === 0) return [created, null] as const
       const outcome = yield* store.update((graph) =>
         Effect.sync(() => {
           const plan = planCommit(graph, prepared, {
@@ -167,30 +171,10 @@ const commitGroup = (jobs: ReadonlyArray<Job>, state: { embedderFailed: boolean 
       }
       const next = new Map(yield* resolveMigrated(progress, now))
       for (const job of live) next.set(job.sessionId, { lastMsgIndex: job.upTo, updatedAt: now })
-      yield* writeProgress(paths.progress, next)
-      return created
+      return [created, next] as const
     })
-    return yield* withConsolidationLock(config.dataDir, locked)
+    return yield* (yield* progressStore).withLock(locked)
   })
-
-/**
- * Records which logs this run left with nothing pending, kept only where the progress file (re-read under
- * the lock) still holds the index they were checked against. Best effort: without it the next run reads them.
- */
-const recordSettled = (dataDir: string, settled: ReadonlyMap<string, { readonly stamp: string; readonly index: number }>) =>
-  Effect.gen(function* () {
-    const paths = dataPaths(dataDir)
-    const progress = yield* readProgress(paths.progress, nowIso())
-    const marks = readConsolidatedLogs(paths.consolidatedLogs)
-    for (const [sid, { stamp, index }] of settled) {
-      if (progress.get(sid)?.lastMsgIndex === index) marks.set(sid, settledMark(stamp, index))
-      else marks.delete(sid)
-    }
-    yield* Effect.try(() => writeConsolidatedLogs(paths.consolidatedLogs, marks))
-  }).pipe(
-    (body) => withConsolidationLock(dataDir, body),
-    Effect.catchAll(() => Effect.void)
-  )
 
 /**
  * Consolidates every session with pending messages (oldest log first), or just `options.sessionId`.
@@ -200,13 +184,13 @@ const recordSettled = (dataDir: string, settled: ReadonlyMap<string, { readonly 
 export const consolidatePending = Effect.fn("consolidatePending")(function* (options: ConsolidateOptions = {}) {
   const config = yield* AppConfig
   const rawLog = yield* RawLog
-  const paths = dataPaths(config.dataDir)
+  const progressRecord = yield* progressStore
   // One named session is read as it is; a full run skips the logs unchanged since they were consolidated.
   const listed: ReadonlyArray<{ readonly sessionId: string; readonly stamp: string | null }> =
     options.sessionId !== undefined ? [{ sessionId: options.sessionId, stamp: null }] : yield* rawLog.sessions
   const ids = listed.map((s) => s.sessionId)
-  const progress = yield* readProgress(paths.progress, nowIso())
-  const marks = options.sessionId !== undefined ? new Map<string, string>() : readConsolidatedLogs(paths.consolidatedLogs)
+  const progress = yield* progressRecord.read
+  const marks = options.sessionId !== undefined ? new Map<string, string>() : yield* progressRecord.settled
   // Sessions found fully consolidated, with the log stamp and progress index to record for the next run.
   const settled = new Map<string, { readonly stamp: string; readonly index: number }>()
   // Loaded on first need (a run with nothing pending never reads the graph), then kept for the run.
@@ -248,7 +232,7 @@ export const consolidatePending = Effect.fn("consolidatePending")(function* (opt
     if (size >= GROUP_CANDIDATES) yield* flush
   }
   yield* flush
-  if (settled.size > 0) yield* recordSettled(config.dataDir, settled)
+  if (settled.size > 0) yield* progressRecord.recordSettled(settled)
   return { newNodes, sessions } satisfies ConsolidationReport as ConsolidationReport
 })
 

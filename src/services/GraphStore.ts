@@ -94,8 +94,8 @@ export interface GraphSearchShape {
 }
 
 export interface GraphStoreShape extends GraphSearchShape {
-  readonly backend: "sqlite" | "json" | "memory"
-  /** The file behind the store, or null in memory. */
+  readonly backend: "sqlite" | "json" | "postgres" | "memory"
+  /** The file behind the store (PostgreSQL: the server and database, without the password), or null in memory. */
   readonly location: string | null
   /** The whole graph. `withEmbeddings: false` skips the vectors (a lexical query need not pay for them). */
   readonly load: (options?: { readonly withEmbeddings?: boolean }) => Effect.Effect<Graph, GraphStoreError>

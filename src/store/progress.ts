@@ -4,6 +4,7 @@ import { readFileNoFollow } from "./noFollow.js"
 import { Effect, Either, Schema } from "effect"
 import { CorruptFile, StorageError } from "../domain/errors.js"
 import type { Graph } from "../domain/Node.js"
+import type { Progress, SessionProgress } from "../domain/Progress.js"
 import { atomicWriteFileSync } from "./atomicWrite.js"
 import { withFileLock } from "./fileLock.js"
 import { dataPaths } from "./paths.js"
@@ -11,13 +12,7 @@ import { dataPaths } from "./paths.js"
 // Consolidation progress per session: `meta/consolidated_sessions.json` in the reference's v2 format
 // `{"version":2,"sessions":{sid:{"last_msg_index":n,"updated_at":iso}}}`; v1 files are migrated on read.
 
-export interface SessionProgress {
-  /** Index of the last consolidated message; null = "all of it" (a v1 list entry, resolved against the log). */
-  readonly lastMsgIndex: number | null
-  readonly updatedAt: string
-}
-
-export type Progress = ReadonlyMap<string, SessionProgress>
+export type { Progress, SessionProgress } from "../domain/Progress.js"
 
 const V2 = Schema.Struct({
   version: Schema.Literal(2),

@@ -1,0 +1,483 @@
+import * as SqlClient from "@effect/sql/SqlClient"
+import { Effect, Either, Layer, Option } from "effect"
+import { CorruptFile, StorageError } from "../domain/errors.js"
+import type { Edge, Graph, MemoryNode } from "../domain/Node.js"
+import { decodeNode, nodeToStored } from "../store/graphSerialization.js"
+import { AppConfig } from "../services/AppConfig.js"
+import { GraphStore, type GraphChanges, type GraphStoreShape } from "../services/GraphStore.js"
+import { applyChanges, copyGraph, edgeKey, isEmptyChange } from "./graph/applyChanges.js"
+import { MemoryGraphSearch } from "./graph/memorySearch.js"
+import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
+import { PostgresDatabase, type PostgresDatabaseShape } from "./postgres/PostgresDatabase.js"
+
+const CHUNK = 500
+
+/** The tables a hard delete removes rows from: VACUUM turns their dead tuples into free space. */
+const TOUCHED_BY_DELETE = ["nodes", "node_sources", "edges", "graph_deletions", "messages", "log_sessions"] as const
+
+const chunks = <A>(items: ReadonlyArray<A>, size = CHUNK): Array<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+  return out
+}
+
+const toBytes = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+
+// pg hands each bytea back in a Buffer that may sit at any offset of a shared pool: copy it.
+const fromBytes = (b: unknown): Float32Array | null => {
+  if (!(b instanceof Uint8Array) || b.byteLength % 4 !== 0) return null
+  const copy = new Uint8Array(b.byteLength)
+  copy.set(b)
+  return new Float32Array(copy.buffer)
+}
+
+/** One node_sources row per source message; a session named without a message gets index -1. */
+const sourceRows = (n: MemoryNode) => {
+  const seen = new Set<string>()
+  const rows: Array<readonly [string, number, string]> = []
+  const add = (sessionId: string, messageIndex: number) => {
+    const key = `${messageIndex}:${sessionId}`
+    if (seen.has(key)) return
+    seen.add(key)
+    rows.push([sessionId, messageIndex, n.id])
+  }
+  for (const r of n.sourceRefs) add(r.sessionId, r.messageIndex)
+  const refSessions = new Set(n.sourceRefs.map((r) => r.sessionId))
+  for (const s of n.sourceSessions) if (!refSessions.has(s)) add(s, -1)
+  return rows
+}
+
+/** The last of each key wins, at the place of its first occurrence (one statement may not touch a row twice). */
+const lastByKey = <A>(items: ReadonlyArray<A>, key: (a: A) => string): Array<A> => {
+  const map = new Map<string, A>()
+  for (const a of items) map.set(key(a), a)
+  return Array.from(map.values())
+}
+
+interface NodeRow {
+  readonly namespace: string
+  readonly id: string
+  readonly data: string
+  readonly embedding?: unknown
+}
+
+interface CacheState {
+  readonly graph: Graph
+  readonly withEmbeddings: boolean
+  /** Namespace → the graph version the cached graph reflects. */
+  readonly versions: ReadonlyMap<string, number>
+}
+
+interface VersionRow {
+  readonly namespace: string
+  readonly version: string
+  readonly reset_at: string
+}
+
+interface EdgeRow {
+  readonly source: string
+  readonly target: string
+  readonly type: Edge["type"]
+  readonly weight: number
+  readonly created_at: string
+}
+
+const toEdge = (r: EdgeRow): Edge => ({ source: r.source, target: r.target, type: r.type, weight: r.weight, createdAt: r.created_at })
+
+/**
+ * The graph in PostgreSQL: the nodes of every namespace this client reads, written only into its write
+ * namespace. Writers of one namespace are serialised by a transaction-scoped advisory lock, so a
+ * read-modify-write (`update`) never loses another process's commit.
+ */
+export const makeGraphStorePostgres = (
+  db: PostgresDatabaseShape,
+  options: { readonly vacuumOnScrub?: boolean; readonly reinforceFlushMs?: number } = {}
+) =>
+  Effect.gen(function* () {
+    const { sql, writeNamespace: ns, readNamespaces, where } = db
+    const fail = db.fail
+    // Which namespace each node id was read from: nodes of other namespaces are read-only here.
+    const namespaceOf = new Map<string, string>()
+    const foreign = (id: string) => {
+      const owner = namespaceOf.get(id)
+      return owner !== undefined && owner !== ns
+    }
+
+    const lockNamespace = sql`SELECT pg_advisory_xact_lock(hashtext(${"awhm:graph:" + ns}))`
+    /** The write namespace's next version (every row written now carries it); `reset`: a whole-graph replace. */
+    const bumpVersion = (reset: boolean) =>
+      Effect.map(
+        sql<{ v: string }>`INSERT INTO awhm.graph_versions (namespace, version, reset_at) VALUES (${ns}, 1, ${reset ? 1 : 0})
+          ON CONFLICT (namespace) DO UPDATE SET version = awhm.graph_versions.version + 1,
+            reset_at = CASE WHEN ${reset} THEN awhm.graph_versions.version + 1 ELSE awhm.graph_versions.reset_at END
+          RETURNING version::text AS v`,
+        ([row]) => Number(row?.v ?? 0)
+      )
+    const readVersions = Effect.map(
+      sql<VersionRow>`SELECT namespace, version::text AS version, reset_at::text AS reset_at FROM awhm.graph_versions
+        WHERE namespace = ANY (${readNamespaces})`,
+      (rows) => new Map(rows.map((r) => [r.namespace, { version: Number(r.version), resetAt: Number(r.reset_at) }] as const))
+    )
+
+    // ---- writes (inside a transaction holding the namespace's lock) ----
+
+    const writeNodes = (all: ReadonlyArray<MemoryNode>, version: number) =>
+      Effect.forEach(
+        chunks(lastByKey(all.filter((n) => !foreign(n.id)), (n) => n.id), 200),
+        (chunk) =>
+          Effect.gen(function* () {
+            const rows = chunk.map((n) => ({
+              namespace: ns,
+              id: n.id,
+              changed_at: version,
+              data: JSON.stringify(nodeToStored(n, false)),
+              status: n.status,
+              canonical_key: n.canonicalKey,
+              embedding: n.embedding === null ? null : toBytes(n.embedding),
+              embed_dim: n.embedding === null ? null : n.embedding.length,
+              embed_model: n.embedModel
+            }))
+            yield* sql`INSERT INTO awhm.nodes ${sql.insert(rows)}
+              ON CONFLICT (namespace, id) DO UPDATE SET changed_at = excluded.changed_at, data = excluded.data, status = excluded.status,
+                canonical_key = excluded.canonical_key, embedding = excluded.embedding, embed_dim = excluded.embed_dim,
+                embed_model = excluded.embed_model`
+            const ids = chunk.map((n) => n.id)
+            yield* sql`DELETE FROM awhm.node_sources WHERE namespace = ${ns} AND node_id = ANY (${ids})`
+            const sources = chunk.flatMap(sourceRows)
+            for (const part of chunks(sources)) {
+              yield* sql`INSERT INTO awhm.node_sources (namespace, session_id, message_index, node_id)
+                SELECT ${ns}, s, m, n FROM unnest(${part.map((r) => r[0])}::text[], ${part.map((r) => r[1])}::int[], ${part.map((r) => r[2])}::text[]) AS u(s, m, n)
+                ON CONFLICT DO NOTHING`
+            }
+            for (const n of chunk) namespaceOf.set(n.id, ns)
+          }),
+        { discard: true }
+      )
+
+    const deleteNodes = (ids: ReadonlyArray<string>, version: number) =>
+      Effect.gen(function* () {
+        const theirs = ids.filter(foreign)
+        if (theirs.length > 0) {
+          return yield* new StorageError({
+            operation: "save",
+            path: where,
+            message: `node ${theirs[0]} belongs to namespace ${namespaceOf.get(theirs[0]!)}; this client writes only ${ns}`
+          })
+        }
+        for (const chunk of chunks(ids)) {
+          const list = [...chunk]
+          yield* sql`DELETE FROM awhm.edges WHERE namespace = ${ns} AND (source = ANY (${list}) OR target = ANY (${list}))`
+          yield* sql`DELETE FROM awhm.node_sources WHERE namespace = ${ns} AND node_id = ANY (${list})`
+          const gone = yield* sql<{ id: string }>`DELETE FROM awhm.nodes WHERE namespace = ${ns} AND id = ANY (${list}) RETURNING id`
+          if (gone.length > 0) {
+            yield* sql`INSERT INTO awhm.graph_deletions (namespace, version, node_id) SELECT ${ns}, ${version}, unnest(${gone.map((r) => r.id)}::text[])`
+          }
+          for (const id of chunk) namespaceOf.delete(id)
+        }
+      })
+
+    // An edge is only kept when both ends exist in a namespace this client reads (as in every backend).
+    const writeEdges = (edges: ReadonlyArray<Edge>, version: number) =>
+      Effect.forEach(
+        chunks(lastByKey(edges, edgeKey), 300),
+        (chunk) =>
+          sql`INSERT INTO awhm.edges (namespace, source, target, type, weight, created_at, changed_at)
+            SELECT ${ns}, v.s, v.t, v.ty, v.w, v.c, ${version}::bigint
+            FROM unnest(${chunk.map((e) => e.source)}::text[], ${chunk.map((e) => e.target)}::text[],
+              ${chunk.map((e) => e.type)}::text[], ${chunk.map((e) => e.weight)}::float8[],
+              ${chunk.map((e) => e.createdAt)}::text[]) WITH ORDINALITY AS v(s, t, ty, w, c, o)
+            WHERE EXISTS (SELECT 1 FROM awhm.nodes WHERE id = v.s) AND EXISTS (SELECT 1 FROM awhm.nodes WHERE id = v.t)
+            ORDER BY v.o
+            ON CONFLICT (namespace, source, target, type) DO UPDATE SET weight = excluded.weight, created_at = excluded.created_at,
+              changed_at = excluded.changed_at`,
+        { discard: true }
+      )
+
+    /** Writes the changes as the write namespace's next version, which it returns. */
+    const writeChanges = (changes: GraphChanges, reset = false) =>
+      Effect.gen(function* () {
+        const version = yield* bumpVersion(reset)
+        if (changes.deleteNodes && changes.deleteNodes.length > 0) yield* deleteNodes(changes.deleteNodes, version)
+        if (changes.upsertNodes && changes.upsertNodes.length > 0) yield* writeNodes(changes.upsertNodes, version)
+        if (changes.addEdges && changes.addEdges.length > 0) yield* writeEdges(changes.addEdges, version)
+        return version
+      })
+
+    // ---- reads ----
+
+    const decodeRows = (rows: ReadonlyArray<NodeRow>, withEmbeddings: boolean) =>
+      Effect.try({
+        try: () => {
+          const nodes = new Map<string, MemoryNode>()
+          const from = new Map<string, string>()
+          for (const row of rows) {
+            // The same id in the write namespace and another (a migrated copy): the write namespace's wins.
+            if (row.namespace !== ns && from.get(row.id) === ns) continue
+            from.set(row.id, row.namespace)
+            const decoded = decodeNode(JSON.parse(row.data), withEmbeddings ? fromBytes(row.embedding) : null)
+            if (Either.isLeft(decoded)) throw new CorruptFile({ path: where, message: `node ${row.id} in ${where} is damaged: ${decoded.left}` })
+            nodes.set(row.id, decoded.right)
+            namespaceOf.set(row.id, row.namespace)
+          }
+          return nodes
+        },
+        catch: (e) => (e instanceof CorruptFile ? e : new CorruptFile({ path: where, message: `a node row in ${where} is not valid JSON` }))
+      })
+
+    const readAll = (withEmbeddings: boolean) =>
+      Effect.gen(function* () {
+        const rows = withEmbeddings
+          ? yield* sql<NodeRow>`SELECT namespace, id, data, embedding FROM awhm.nodes
+              WHERE namespace = ANY (${readNamespaces}) ORDER BY seq`
+          : yield* sql<NodeRow>`SELECT namespace, id, data FROM awhm.nodes WHERE namespace = ANY (${readNamespaces}) ORDER BY seq`
+        const nodes = yield* decodeRows(rows, withEmbeddings)
+        const edgeRows = yield* sql<EdgeRow>`
+          SELECT source, target, type, weight, created_at FROM awhm.edges WHERE namespace = ANY (${readNamespaces}) ORDER BY seq`
+        const edges = lastByKey(edgeRows.filter((r) => nodes.has(r.source) && nodes.has(r.target)).map(toEdge), edgeKey)
+        return { nodes, edges } satisfies Graph
+      })
+
+    /**
+     * Brings a cached graph up to `current` by reading only the rows written since (and the ids deleted
+     * since); null when only a full read will do (a snapshot restore, or a cache without the vectors asked for).
+     */
+    const refresh = (state: CacheState, current: ReadonlyMap<string, { version: number; resetAt: number }>) =>
+      Effect.gen(function* () {
+        const since: Array<readonly [string, number]> = []
+        for (const n of readNamespaces) {
+          const now = current.get(n) ?? { version: 0, resetAt: 0 }
+          const seen = state.versions.get(n) ?? 0
+          if (now.version === seen) continue
+          if (now.version < seen || now.resetAt > seen) return null
+          since.push([n, seen])
+        }
+        const versions = new Map([...current].map(([n, v]) => [n, v.version] as const))
+        if (since.length === 0) return state
+        const names = since.map(([n]) => n)
+        const seenAt = since.map(([, v]) => v)
+        const deleted = yield* sql<{ namespace: string; node_id: string }>`SELECT d.namespace, d.node_id FROM awhm.graph_deletions d
+          JOIN unnest(${names}::text[], ${seenAt}::bigint[]) AS c(ns, v) ON d.namespace = c.ns AND d.version > c.v`
+        const rows = state.withEmbeddings
+          ? yield* sql<NodeRow>`SELECT n.namespace, n.id, n.data, n.embedding FROM awhm.nodes n
+              JOIN unnest(${names}::text[], ${seenAt}::bigint[]) AS c(ns, v) ON n.namespace = c.ns AND n.changed_at > c.v ORDER BY n.seq`
+          : yield* sql<NodeRow>`SELECT n.namespace, n.id, n.data FROM awhm.nodes n
+              JOIN unnest(${names}::text[], ${seenAt}::bigint[]) AS c(ns, v) ON n.namespace = c.ns AND n.changed_at > c.v ORDER BY n.seq`
+        const edgeRows = yield* sql<EdgeRow>`SELECT e.source, e.target, e.type, e.weight, e.created_at FROM awhm.edges e
+          JOIN unnest(${names}::text[], ${seenAt}::bigint[]) AS c(ns, v) ON e.namespace = c.ns AND e.changed_at > c.v ORDER BY e.seq`
+        const { graph } = state
+        const gone = new Set<string>()
+        for (const d of deleted) {
+          const owner = namespaceOf.get(d.node_id)
+          if (owner !== undefined && owner !== d.namespace) continue // a copy in another namespace stays
+          graph.nodes.delete(d.node_id)
+          namespaceOf.delete(d.node_id)
+          gone.add(d.node_id)
+        }
+        for (const row of rows) {
+          if (row.namespace !== ns && namespaceOf.get(row.id) === ns && graph.nodes.has(row.id)) continue
+          const [[id, node]] = [...(yield* decodeRows([row], state.withEmbeddings))] as [[string, MemoryNode]]
+          graph.nodes.set(id, node)
+        }
+        let edges = gone.size === 0 ? graph.edges : graph.edges.filter((e) => !gone.has(e.source) && !gone.has(e.target))
+        const at = new Map(edges.map((e, i) => [edgeKey(e), i] as const))
+        if (edges === graph.edges && edgeRows.length > 0) edges = edges.slice()
+        for (const e of edgeRows.map(toEdge)) {
+          if (!graph.nodes.has(e.source) || !graph.nodes.has(e.target)) continue
+          const i = at.get(edgeKey(e))
+          if (i !== undefined) edges[i] = e
+          else {
+            at.set(edgeKey(e), edges.length)
+            edges.push(e)
+          }
+        }
+        return { graph: { nodes: graph.nodes, edges }, withEmbeddings: state.withEmbeddings, versions } satisfies CacheState
+      })
+
+    let cache: CacheState | null = null
+    // Bumped whenever the cached graph changes: the in-process search indexes follow it.
+    let searchVersion = 0
+
+    /** The current graph: the cache refreshed with what changed since it was read, or a full read. */
+    const currentGraph = (withEmbeddings: boolean) =>
+      Effect.gen(function* () {
+        const current = yield* readVersions
+        const base = cache
+        cache = null // while it is being brought up to date
+        const refreshed = base !== null && (base.withEmbeddings || !withEmbeddings) ? yield* refresh(base, current) : null
+        const next: CacheState = refreshed ?? {
+          graph: yield* readAll(withEmbeddings),
+          withEmbeddings,
+          versions: new Map([...current].map(([n, v]) => [n, v.version] as const))
+        }
+        if (next !== base) searchVersion++
+        cache = next
+        return next
+      })
+
+    // A repeatable-read transaction: the versions, nodes and edges come from one snapshot.
+    const readTransaction = <A, E, R>(body: Effect.Effect<A, E, R>) =>
+      sql.withTransaction(Effect.zipRight(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`, body))
+
+    /**
+     * Runs a write under the namespace's lock. The cache takes the changes only when it was current for
+     * the write namespace and the commit is final here; otherwise the next read refreshes it from the rows.
+     */
+    const writeTransaction = <A, E, R>(
+      body: Effect.Effect<readonly [A, GraphChanges], E, R>,
+      base: () => CacheState | null,
+      reset = false
+    ) =>
+      Effect.gen(function* () {
+        // Inside a caller's transaction (consolidation progress) the commit is not final yet.
+        const nested = Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))
+        let next: CacheState | null = null
+        const a = yield* sql.withTransaction(
+          Effect.gen(function* () {
+            yield* lockNamespace
+            const [a, changes] = yield* body
+            const start = base()
+            cache = null
+            next = start
+            if (isEmptyChange(changes) && !reset) return a
+            const version = yield* writeChanges(changes, reset)
+            if (start !== null && !nested && !reset && start.versions.get(ns) === version - 1) {
+              applyChanges(start.graph, changes)
+              searchVersion++
+              next = { ...start, versions: new Map(start.versions).set(ns, version) }
+            }
+            return a
+          })
+        )
+        cache = reset ? null : next
+        return a
+      })
+
+    // Candidates are scored in the process over the cached graph, which follows the database by reading
+    // only the rows changed since (so a query reads the namespace once, then only what others wrote).
+    const search = new MemoryGraphSearch()
+    const searchNow = readTransaction(currentGraph(true)).pipe(
+      Effect.map((state) => {
+        search.use(state.graph, searchVersion)
+        return search
+      }),
+      Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("search")(e)))
+    )
+    const pending = new PendingReinforcement()
+    const overlaid = (g: Graph): Graph => {
+      if (pending.size === 0) return copyGraph(g)
+      const nodes = new Map(g.nodes)
+      for (const [id, n] of nodes) nodes.set(id, pending.overlay(n))
+      return { nodes, edges: g.edges.slice() }
+    }
+
+    const shape: Omit<GraphStoreShape, "lexicalTopK" | "vectorTopK" | "neighbours" | "bySlot" | "fromMessages" | "accessP90" | "changeStamp" | "reinforce" | "flushReinforcement"> = {
+      backend: "postgres",
+      location: where,
+      load: (opts) =>
+        readTransaction(currentGraph(opts?.withEmbeddings !== false)).pipe(
+          Effect.map((state) => overlaid(state.graph)),
+          Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("load")(e)))
+        ),
+      getNodes: (ids) =>
+        Effect.gen(function* () {
+          const found = new Map<string, MemoryNode>()
+          for (const chunk of chunks(ids)) {
+            const rows = yield* sql<NodeRow>`SELECT namespace, id, data, embedding FROM awhm.nodes
+              WHERE namespace = ANY (${readNamespaces}) AND id = ANY (${[...chunk]}) ORDER BY seq`
+            for (const [id, n] of yield* decodeRows(rows, true)) found.set(id, n)
+          }
+          return ids.flatMap((id) => {
+            const n = found.get(id)
+            return n === undefined ? [] : [pending.overlay(n)]
+          })
+        }).pipe(Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("read")(e)))),
+      counts: readTransaction(
+        Effect.gen(function* () {
+          const [nodes] = yield* sql<{ n: number }>`SELECT count(DISTINCT id)::int AS n FROM awhm.nodes WHERE namespace = ANY (${readNamespaces})`
+          const [edges] = yield* sql<{ n: number }>`SELECT count(DISTINCT (e.source, e.target, e.type))::int AS n FROM awhm.edges e
+            WHERE e.namespace = ANY (${readNamespaces})
+              AND EXISTS (SELECT 1 FROM awhm.nodes WHERE id = e.source) AND EXISTS (SELECT 1 FROM awhm.nodes WHERE id = e.target)`
+          return { nodes: nodes?.n ?? 0, edges: edges?.n ?? 0 }
+        })
+      ).pipe(Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("count")(e)))),
+      commit: (changes) =>
+        isEmptyChange(changes)
+          ? Effect.void
+          : writeTransaction(Effect.succeed([undefined, changes] as const), () => cache).pipe(Effect.mapError(fail("save"))),
+      update: <A, E, R>(f: (graph: Graph) => Effect.Effect<readonly [A, GraphChanges], E, R>) => {
+        let state: CacheState | null = null
+        const body = Effect.gen(function* () {
+          state = yield* currentGraph(true).pipe(Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("load")(e))))
+          return yield* f(copyGraph(state.graph))
+        })
+        return writeTransaction(body, () => state).pipe(
+          Effect.mapError((e) => (isDriverError(e) ? fail("save")(e) : (e as E | CorruptFile | StorageError)))
+        )
+      },
+      replaceAll: (graph) =>
+        writeTransaction(
+          Effect.gen(function* () {
+            yield* sql`DELETE FROM awhm.edges WHERE namespace = ${ns}`
+            yield* sql`DELETE FROM awhm.node_sources WHERE namespace = ${ns}`
+            yield* sql`DELETE FROM awhm.nodes WHERE namespace = ${ns}`
+            for (const [id, owner] of namespaceOf) if (owner === ns) namespaceOf.delete(id)
+            return [undefined, { upsertNodes: Array.from(graph.nodes.values()), addEdges: graph.edges }] as const
+          }),
+          () => null,
+          true
+        ).pipe(Effect.mapError(fail("restore"))),
+      // Deleted rows stay in the table files as dead tuples until VACUUM reclaims them; only the owner may run it.
+      scrub:
+        options.vacuumOnScrub === false
+          ? Effect.void
+          : db.isOwner
+            ? Effect.forEach(TOUCHED_BY_DELETE, (t) => sql.unsafe(`VACUUM awhm.${t}`), { discard: true }).pipe(
+                Effect.mapError(fail("vacuum"))
+              )
+            : Effect.logWarning(`VACUUM skipped: only the owner of the awhm schema on ${where} may run it; deleted rows stay as dead tuples until the owner or autovacuum does`)
+    }
+    const flushReinforcement: Effect.Effect<void, StorageError | CorruptFile> = Effect.suspend(() => {
+      if (pending.size === 0) return Effect.void
+      const taken = pending.take()
+      return shape
+        .update((g) => {
+          const fresh = [...taken.keys()].flatMap((id) => {
+            const n = g.nodes.get(id)
+            return n === undefined ? [] : [n]
+          })
+          return Effect.succeed([undefined, { upsertNodes: reinforced(fresh, taken) }] as const)
+        })
+        .pipe(Effect.tapError(() => Effect.sync(() => pending.restore(taken))))
+    })
+    yield* flushPeriodically(flushReinforcement, options.reinforceFlushMs ?? REINFORCE_FLUSH_MS)
+
+    return GraphStore.of({
+      ...shape,
+      lexicalTopK: (q) => Effect.map(searchNow, (s) => s.lexicalTopK(q)),
+      vectorTopK: (q) => Effect.map(searchNow, (s) => s.vectorTopK(q)),
+      neighbours: (ids) => Effect.map(searchNow, (s) => s.neighbours(ids)),
+      bySlot: (keys) => Effect.map(searchNow, (s) => s.bySlot(keys).map((n) => pending.overlay(n))),
+      fromMessages: (refs) => Effect.map(searchNow, (s) => s.fromMessages(refs).map(({ ref, node }) => ({ ref, node: pending.overlay(node) }))),
+      accessP90: Effect.map(searchNow, (s) => s.accessP90()),
+      // The versions of the namespaces read: they move with every commit of any process.
+      changeStamp: Effect.map(
+        sql<{ stamp: string | null }>`SELECT string_agg(namespace || ':' || version, ',' ORDER BY namespace) AS stamp
+          FROM awhm.graph_versions WHERE namespace = ANY (${readNamespaces})`,
+        ([row]) => row?.stamp ?? ""
+      ).pipe(Effect.mapError(fail("search"))),
+      reinforce: (items) => Effect.sync(() => pending.add(items)),
+      flushReinforcement
+    })
+  })
+
+const isDriverError = (e: unknown): boolean =>
+  typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "SqlError"
+
+/** The graph store of `storage_backend: postgres`. */
+export const GraphStorePostgres: Layer.Layer<GraphStore, StorageError | CorruptFile, PostgresDatabase | AppConfig> = Layer.scoped(
+  GraphStore,
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    return yield* makeGraphStorePostgres(yield* PostgresDatabase, { vacuumOnScrub: config.postgresVacuumOnDelete })
+  })
+)

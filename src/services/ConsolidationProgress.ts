@@ -1,0 +1,29 @@
+import { Context, type Effect } from "effect"
+import type { CorruptFile, StorageError } from "../domain/errors.js"
+import type { Progress } from "../domain/Progress.js"
+
+export interface ConsolidationProgressShape {
+  /** The progress as last committed. */
+  readonly read: Effect.Effect<Progress, StorageError | CorruptFile>
+  /**
+   * Runs `f` holding the progress lock (one consolidation commit at a time across processes), with the
+   * progress re-read under it, and stores the progress `f` returns (null: unchanged). If `f` fails, nothing
+   * is stored. On PostgreSQL `f`'s graph update joins the same transaction, so graph and progress commit together.
+   */
+  readonly withLock: <A, E, R>(
+    f: (progress: Progress) => Effect.Effect<readonly [A, Progress | null], E, R>
+  ) => Effect.Effect<A, E | StorageError | CorruptFile, R>
+  /**
+   * Per session, the mark ("stamp@index", `settledMark`) recorded when a full run found its log with that
+   * stamp fully consolidated up to that index. A hint: empty when unknown.
+   */
+  readonly settled: Effect.Effect<ReadonlyMap<string, string>>
+  /** Records marks, each kept only while the stored progress still holds its index. Best effort. */
+  readonly recordSettled: (settled: ReadonlyMap<string, { readonly stamp: string; readonly index: number }>) => Effect.Effect<void>
+}
+
+/** Which raw-log messages consolidation has turned into memories. Layers: file (meta/), PostgreSQL, memory. */
+export class ConsolidationProgress extends Context.Tag("awhm/ConsolidationProgress")<
+  ConsolidationProgress,
+  ConsolidationProgressShape
+>() {}

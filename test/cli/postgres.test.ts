@@ -1,0 +1,63 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { runAwhm, scopedTempDir } from "../support/cli.js"
+import { testCluster } from "../support/pgCluster.js"
+import { freshNamespace, grantNamespace, openTestDatabase } from "../support/postgres.js"
+
+const awhm = (args: ReadonlyArray<string>, dataDir: string, env: Record<string, string>) =>
+  Effect.promise(() => runAwhm(args, { dataDir, env }))
+
+describe("awhm on storage_backend postgres (the built bin)", () => {
+  it.scopedLive("log, consolidate, query, status and delete: the delete leaves no row of the memory in any table", () =>
+    Effect.gen(function* () {
+      const ns = freshNamespace("team")
+      yield* grantNamespace("awhm_alice", ns, true)
+      const env = { AWHM_STORAGE_BACKEND: "postgres", AWHM_POSTGRES_URL: testCluster().urls.awhm_alice, AWHM_WRITE_NAMESPACE: ns }
+      const dir = yield* scopedTempDir()
+      for (const text of ["I live in Lisbon", "The staging host is stg2.example.com"]) {
+        expect((yield* awhm(["log", "--session", "s1", "--role", "user", text], dir, env)).code).toBe(0)
+      }
+      const consolidated = yield* awhm(["consolidate", "--json"], dir, env)
+      expect(JSON.parse(consolidated.stdout)).toEqual({ newNodes: 3, sessions: { s1: 3 } })
+      const query = JSON.parse((yield* awhm(["query", "--json", "where is staging"], dir, env)).stdout) as {
+        results: Array<{ content: string; nodeId: string; canonicalKey: string }>
+      }
+      expect(query.results.map((r) => [r.content, r.canonicalKey])).toEqual([["The staging host is stg2.example.com", "fact:the staging host"]])
+      const status = JSON.parse((yield* awhm(["status", "--json"], dir, env)).stdout) as Record<string, unknown>
+      expect(status).toMatchObject({ nodes: 3, edges: 1, sessions: 1, logMessages: 2, storageBackend: "postgres" })
+
+      const deleted = yield* awhm(["delete", "--json", query.results[0]!.nodeId], dir, env)
+      expect(deleted.code).toBe(0)
+      expect(JSON.parse(deleted.stdout)).toMatchObject({ nodeDeleted: true, logEntriesRemoved: 1, matchStrategy: "source_refs" })
+      // Only the schema owner may VACUUM: a client role is told so, without the text.
+      expect(deleted.stderr).toContain("VACUUM skipped: only the owner of the awhm schema")
+
+      const db = yield* openTestDatabase("awhm_alice", ns)
+      const [left] = yield* db.sql<{ nodes: number; sources: number; messages: number }>`SELECT
+        (SELECT count(*)::int FROM awhm.nodes WHERE data LIKE '%stg2%') AS nodes,
+        (SELECT count(*)::int FROM awhm.node_sources WHERE node_id = ${query.results[0]!.nodeId}) AS sources,
+        (SELECT count(*)::int FROM awhm.messages WHERE content LIKE '%stg2%') AS messages`
+      expect(left).toEqual({ nodes: 0, sources: 0, messages: 0 })
+      expect(JSON.parse((yield* awhm(["status", "--json"], dir, env)).stdout)).toMatchObject({ nodes: 2, logMessages: 1 })
+    })
+  )
+
+  it.scopedLive("a wrong password or a missing URL is one line and an exit code, never the password", () =>
+    Effect.gen(function* () {
+      const ns = freshNamespace("user")
+      const dir = yield* scopedTempDir()
+      const url = testCluster().urls.awhm_alice.replace(/:([0-9a-f]+)@/, ":not-the-password@")
+      const wrong = yield* awhm(["status"], dir, { AWHM_STORAGE_BACKEND: "postgres", AWHM_POSTGRES_URL: url, AWHM_WRITE_NAMESPACE: ns })
+      expect(wrong.code).toBe(1)
+      expect(wrong.stderr).toMatch(/^awhm: could not connect to postgres:\/\/awhm_alice@127\.0\.0\.1:\d+\/awhm: password authentication failed for user "awhm_alice"\n$/)
+      const missing = yield* awhm(["status"], dir, { AWHM_STORAGE_BACKEND: "postgres", AWHM_WRITE_NAMESPACE: ns })
+      expect(missing.code).toBe(2)
+      expect(missing.stderr).toBe(
+        "awhm: invalid configuration: storage_backend postgres needs postgres_url (--postgres-url, AWHM_POSTGRES_URL or config.json)\n"
+      )
+      const badNs = yield* awhm(["status"], dir, { AWHM_STORAGE_BACKEND: "postgres", AWHM_POSTGRES_URL: url, AWHM_WRITE_NAMESPACE: "no namespace" })
+      expect(badNs.code).toBe(2)
+      expect(badNs.stderr).toContain("write_namespace: must be a namespace such as user:alice")
+    })
+  )
+})
