@@ -21,7 +21,8 @@ export const commandLoaders: ReadonlyArray<readonly [string, () => Promise<AnyCo
   ["eval", lazy(() => import("./eval.js").then((m) => m.evalCommand))],
   ["mcp", lazy(() => import("./mcp.js").then((m) => m.mcpCommand))],
   ["model", lazy(() => import("./model.js").then((m) => m.modelCommand))],
-  ["ui", lazy(() => import("./ui.js").then((m) => m.uiCommand))]
+  ["ui", lazy(() => import("./ui.js").then((m) => m.uiCommand))],
+  ["migrate", lazy(() => import("./migrate.js").then((m) => m.migrateCommand))]
 ]
 
 /** The subcommands needed for argv: only the one named, or all of them (root help, a typo). */

@@ -9,7 +9,7 @@ import { makeRawLogPostgres } from "../../src/layers/RawLogPostgres.js"
 import { freshNamespace, grantNamespace, openTestDatabase } from "../support/postgres.js"
 
 const WORKERS = 4
-const MESSAGES = Number(process.env.PG_CONC_MESSAGES ?? 250)
+const MESSAGES = 250
 const SESSIONS = 5
 
 // Bundled inside the project so the drivers resolve from node_modules.

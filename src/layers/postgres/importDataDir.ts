@@ -1,0 +1,79 @@
+import * as fs from "node:fs"
+import { Effect, Layer } from "effect"
+import { nowIso } from "../../domain/time.js"
+import { dataPaths } from "../../store/paths.js"
+import { readProgress } from "../../store/progress.js"
+import { RawLog } from "../../services/RawLog.js"
+import { ConfigFromValues } from "../ConfigLive.js"
+import { makeGraphStorePostgres } from "../GraphStorePostgres.js"
+import { openGraphStoreFile } from "../graph/openStore.js"
+import { RawLogLive } from "../RawLogLive.js"
+import type { PostgresDatabaseShape } from "./PostgresDatabase.js"
+
+/** What an import copied (counts of the source; rows already there are left as they are). */
+export interface ImportReport {
+  readonly namespace: string
+  readonly nodes: number
+  readonly edges: number
+  readonly sessions: number
+  readonly messages: number
+}
+
+const CHUNK = 500
+
+/**
+ * Copies a local data dir (SQLite or JSON graph, raw logs, consolidation progress) into the client's
+ * write namespace. Idempotent: nodes are upserted by id, messages keep their indices and are skipped when
+ * present, progress and each session's next index only move forward. `onProgress` gets one line per step.
+ */
+export const importDataDir = (db: PostgresDatabaseShape, dataDir: string, onProgress: (line: string) => void) =>
+  Effect.gen(function* () {
+    const { sql, writeNamespace: ns, fail } = db
+    const paths = dataPaths(dataDir)
+    const backend = fs.existsSync(paths.graphSqlite) ? "sqlite" : fs.existsSync(paths.graphJson) ? "json" : null
+    const graph = backend === null ? { nodes: new Map(), edges: [] } : yield* Effect.scoped(Effect.flatMap(openGraphStoreFile(backend, dataDir), (s) => s.load()))
+    const store = yield* makeGraphStorePostgres(db, { vacuumOnScrub: false })
+    yield* store.update(() =>
+      Effect.succeed([undefined, { upsertNodes: Array.from(graph.nodes.values()), addEdges: graph.edges }] as const)
+    )
+    onProgress(`graph: ${graph.nodes.size} nodes, ${graph.edges.length} edges`)
+
+    const log = yield* RawLog.pipe(Effect.provide(RawLogLive.pipe(Layer.provide(ConfigFromValues(dataDir)))))
+    const sessions = yield* log.sessions
+    let messages = 0
+    for (const [i, s] of sessions.entries()) {
+      const entries = yield* log.read(s.sessionId)
+      yield* sql
+        .withTransaction(
+          Effect.gen(function* () {
+            for (let at = 0; at < entries.length; at += CHUNK) {
+              const part = entries.slice(at, at + CHUNK)
+              yield* sql`INSERT INTO awhm.messages (namespace, session_id, idx, timestamp, role, content, metadata)
+                SELECT ${ns}, ${s.sessionId}, m.i, m.t, m.r, m.c, m.d
+                FROM unnest(${part.map((e) => e.index)}::int[], ${part.map((e) => e.timestamp)}::text[], ${part.map((e) => e.role)}::text[],
+                  ${part.map((e) => JSON.stringify(e.content))}::text[], ${part.map((e) => JSON.stringify(e.metadata))}::text[]) AS m(i, t, r, c, d)
+                ON CONFLICT (namespace, session_id, idx) DO NOTHING`
+            }
+            const next = entries.reduce((m, e) => Math.max(m, e.index + 1), 0)
+            yield* sql`INSERT INTO awhm.log_sessions (namespace, session_id, next_index, updated_at)
+              VALUES (${ns}, ${s.sessionId}, ${next}, to_timestamp(${s.mtimeMs / 1000}))
+              ON CONFLICT (namespace, session_id) DO UPDATE SET next_index = greatest(awhm.log_sessions.next_index, excluded.next_index)`
+          })
+        )
+        .pipe(Effect.mapError(fail("import the raw log")))
+      messages += entries.length
+      onProgress(`[${i + 1}/${sessions.length}] session ${s.sessionId}: ${entries.length} messages`)
+    }
+
+    const progress = [...(yield* readProgress(paths.progress, nowIso()))].filter(([, p]) => p.lastMsgIndex !== null)
+    if (progress.length > 0) {
+      yield* sql`INSERT INTO awhm.consolidation_progress (namespace, session_id, last_msg_index, updated_at)
+        SELECT ${ns}, p.s, p.i, p.u FROM unnest(${progress.map(([sid]) => sid)}::text[], ${progress.map(([, p]) => p.lastMsgIndex!)}::int[],
+          ${progress.map(([, p]) => p.updatedAt)}::text[]) AS p(s, i, u)
+        ON CONFLICT (namespace, session_id) DO UPDATE SET last_msg_index = greatest(awhm.consolidation_progress.last_msg_index, excluded.last_msg_index)`.pipe(
+        Effect.mapError(fail("import consolidation progress"))
+      )
+    }
+    onProgress(`consolidation progress: ${progress.length} sessions`)
+    return { namespace: ns, nodes: graph.nodes.size, edges: graph.edges.length, sessions: sessions.length, messages } satisfies ImportReport
+  })
