@@ -46,6 +46,15 @@ const freePort = (): Promise<number> =>
     })
   })
 
+/** The temp folder if the `postgres` user can reach it (every folder above it searchable by others), else /tmp. */
+const tempRootForOthers = (): string => {
+  const tmp = os.tmpdir()
+  for (let d = tmp; ; d = path.dirname(d)) {
+    if ((fs.statSync(d).mode & 0o001) === 0) return "/tmp"
+    if (path.dirname(d) === d) return tmp
+  }
+}
+
 /**
  * Starts a private cluster in a fresh temp folder: initdb, then a server on a Unix socket in that folder
  * and on 127.0.0.1:<free port>. Postgres refuses to run as root, so as root the folder is given to the
@@ -53,8 +62,8 @@ const freePort = (): Promise<number> =>
  */
 export const startPgCluster = async (): Promise<PgCluster> => {
   const bin = findPgBin()
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "awhm-pg-"))
   const asRoot = process.getuid?.() === 0
+  const dir = fs.mkdtempSync(path.join(asRoot ? tempRootForOthers() : os.tmpdir(), "awhm-pg-"))
   const run = (tool: string, args: ReadonlyArray<string>) => {
     const file = path.join(bin, tool)
     const [cmd, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", file, ...args]] : [file, [...args]]
