@@ -2,13 +2,13 @@ import { Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
 import type { AwhmConfigShape } from "../domain/Config.js"
 import { InvalidInput } from "../domain/errors.js"
-import { graphStoreLayer } from "../layers/Main.js"
+import { graphStoreLayer, progressLayer } from "../layers/Main.js"
 import { SessionBufferLive } from "../layers/SessionBufferLive.js"
 import { dataPaths } from "../store/paths.js"
 import { createSnapshot, listSnapshots, readSnapshot, restoreSnapshot, setAsideDamagedGraph } from "../programs/snapshot.js"
 import { dataDirOption, flagMap, jsonOption, output, withConfig } from "./common.js"
 
-const stores = (config: AwhmConfigShape) => Layer.merge(SessionBufferLive, graphStoreLayer(config))
+const stores = (config: AwhmConfigShape) => Layer.mergeAll(SessionBufferLive, graphStoreLayer(config), progressLayer(config))
 const graphFile = (config: AwhmConfigShape) =>
   config.storageBackend === "json" ? dataPaths(config.dataDir).graphJson : dataPaths(config.dataDir).graphSqlite
 

@@ -16,13 +16,14 @@ export const makeConsolidationProgressPostgres = (db: PostgresDatabaseShape) =>
         FROM awhm.consolidation_progress WHERE namespace = ${ns}`,
       (rows): Progress => new Map(rows.map((r) => [r.session_id, { lastMsgIndex: r.last_msg_index, updatedAt: r.updated_at } satisfies SessionProgress]))
     )
+    const lockProgress = sql`SELECT pg_advisory_xact_lock(hashtext(${"awhm:progress:" + ns}))`
     return ConsolidationProgress.of({
       read: read.pipe(Effect.mapError(fail("read consolidation progress"))),
       withLock: <A, E, R>(f: (progress: Progress) => Effect.Effect<readonly [A, Progress | null], E, R>) =>
         sql
           .withTransaction(
             Effect.gen(function* () {
-              yield* sql`SELECT pg_advisory_xact_lock(hashtext(${"awhm:progress:" + ns}))`
+              yield* lockProgress
               const before = yield* read
               const [a, next] = yield* f(before)
               const changed = next === null ? [] : [...next].filter(([sid, p]) => p.lastMsgIndex !== null && before.get(sid)?.lastMsgIndex !== p.lastMsgIndex)
@@ -36,6 +37,24 @@ export const makeConsolidationProgressPostgres = (db: PostgresDatabaseShape) =>
             })
           )
           .pipe(Effect.mapError((e) => (isSqlError(e) ? fail("write consolidation progress")(e) : (e as E)))),
+      lock: <A, E, R>(body: Effect.Effect<A, E, R>) =>
+        sql
+          .withTransaction(Effect.zipRight(lockProgress, body))
+          .pipe(Effect.mapError((e) => (isSqlError(e) ? fail("lock consolidation progress")(e) : (e as E)))),
+      replace: (progress) => {
+        const rows = [...progress].filter(([, p]) => p.lastMsgIndex !== null)
+        return sql
+          .withTransaction(
+            Effect.gen(function* () {
+              yield* sql`DELETE FROM awhm.consolidation_progress WHERE namespace = ${ns} AND NOT (session_id = ANY (${rows.map(([sid]) => sid)}::text[]))`
+              yield* sql`INSERT INTO awhm.consolidation_progress (namespace, session_id, last_msg_index, updated_at)
+                SELECT ${ns}, s, i, u FROM unnest(${rows.map(([sid]) => sid)}::text[], ${rows.map(([, p]) => p.lastMsgIndex!)}::int[],
+                  ${rows.map(([, p]) => p.updatedAt)}::text[]) AS r(s, i, u)
+                ON CONFLICT (namespace, session_id) DO UPDATE SET last_msg_index = excluded.last_msg_index, updated_at = excluded.updated_at, log_mark = NULL`
+            })
+          )
+          .pipe(Effect.mapError(fail("write consolidation progress")))
+      },
       settled: Effect.map(
         sql<{ session_id: string; log_mark: string }>`SELECT session_id, log_mark FROM awhm.consolidation_progress
           WHERE namespace = ${ns} AND log_mark IS NOT NULL`,

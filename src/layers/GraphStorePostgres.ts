@@ -314,9 +314,12 @@ export const makeGraphStorePostgres = (
         return next
       })
 
-    // A repeatable-read transaction: the versions, nodes and edges come from one snapshot.
+    // A repeatable-read transaction: the versions, nodes and edges come from one snapshot. Inside a caller's
+    // transaction (a snapshot under the progress lock) the reads join it as they are.
     const readTransaction = <A, E, R>(body: Effect.Effect<A, E, R>) =>
-      sql.withTransaction(Effect.zipRight(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`, body))
+      Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (outer) =>
+        Option.isSome(outer) ? body : sql.withTransaction(Effect.zipRight(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ`, body))
+      )
 
     /**
      * Runs a write under the namespace's lock. The cache takes the changes only when it was current for

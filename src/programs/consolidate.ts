@@ -11,12 +11,11 @@ import { settledMark } from "../store/consolidatedLogs.js"
 import { strengthParams } from "../domain/strength.js"
 import { nowIso } from "../domain/time.js"
 import { AppConfig } from "../services/AppConfig.js"
-import { ConsolidationProgress } from "../services/ConsolidationProgress.js"
 import { Embedder } from "../services/Embedder.js"
 import { GraphStore } from "../services/GraphStore.js"
 import { RawLog } from "../services/RawLog.js"
 import { planCommit, type PreparedCandidate } from "./consolidate/commit.js"
-import { fileProgress } from "./consolidate/fileProgress.js"
+import { progressStore } from "./progressStore.js"
 import { runStage2 } from "./stage2.js"
 
 // Stage 1 consolidation over the services: new raw-log messages become graph nodes. Slow work (NER,
@@ -50,11 +49,6 @@ interface Job {
   readonly upTo: number
   readonly candidates: ReadonlyArray<Candidate>
 }
-
-/** The ConsolidationProgress a layer provides (the PostgreSQL backend does), else the data dir's progress file. */
-const progressStore = Effect.flatMap(Effect.serviceOption(ConsolidationProgress), (provided) =>
-  provided._tag === "Some" ? Effect.succeed(provided.value) : Effect.map(AppConfig, (config) => fileProgress(config.dataDir))
-)
 
 const lastIndexOf = (entries: ReadonlyArray<RawLogEntry>): number =>
   entries.reduce((max, e) => (e.index > max ? e.index : max), -1)

@@ -13,11 +13,12 @@ import {
   writeNewFileSync
 } from "../store/snapshotFile.js"
 import { dataPaths } from "../store/paths.js"
-import { progressOfGraph, readProgress, withConsolidationLock, writeProgress } from "../store/progress.js"
+import { progressOfGraph } from "../store/progress.js"
 import { nowIso } from "../domain/time.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { GraphStore } from "../services/GraphStore.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
+import { progressStore } from "./progressStore.js"
 
 const asStorageError = (operation: string, file: string) => (e: unknown): StorageError | CorruptFile =>
   typeof e === "object" && e !== null && "_tag" in e && (e._tag === "StorageError" || e._tag === "CorruptFile")
@@ -32,7 +33,7 @@ const writeSnapshot = Effect.gen(function* () {
   const paths = dataPaths(config.dataDir)
   const graph = yield* store.load()
   // A damaged progress file must not stop a backup: the restore then goes by what the graph proves.
-  const progress = yield* readProgress(paths.progress, nowIso()).pipe(Effect.catchTag("CorruptFile", () => Effect.succeed(null)))
+  const progress = yield* (yield* progressStore).read.pipe(Effect.catchTag("CorruptFile", () => Effect.succeed(null)))
   const walState: Array<BufferEntry> = []
   for (const sessionId of yield* buffer.sessionsWithWal) walState.push(...(yield* buffer.entries(sessionId)))
   const at = new Date()
@@ -49,10 +50,9 @@ const writeSnapshot = Effect.gen(function* () {
  * snapshot file.
  */
 export const createSnapshot = Effect.fn("createSnapshot")(function* () {
-  const config = yield* AppConfig
   // Entries this process holds but has not flushed yet belong in the snapshot too.
   yield* (yield* SessionBuffer).flush()
-  return yield* withConsolidationLock(config.dataDir, writeSnapshot)
+  return yield* (yield* progressStore).lock(writeSnapshot)
 })
 
 /** Every snapshot, newest first. */
@@ -83,18 +83,17 @@ export const readSnapshot = (file: string) => {
  * from raw logs a restore does not touch).
  */
 export const restoreSnapshot = Effect.fn("restoreSnapshot")(function* (file: string, options?: { readonly backup?: boolean }) {
-  const config = yield* AppConfig
   const store = yield* GraphStore
   const buffer = yield* SessionBuffer
+  const progress = yield* progressStore
   const snapshot = yield* readSnapshot(file)
   if (options?.backup !== false) yield* buffer.flush()
   // Graph and progress change together, so the next consolidate redoes exactly what the snapshot lacks.
-  const backup = yield* withConsolidationLock(
-    config.dataDir,
+  const backup = yield* progress.lock(
     Effect.gen(function* () {
       const backup = options?.backup === false ? null : (yield* writeSnapshot).path
       yield* store.replaceAll(snapshot.graph)
-      yield* writeProgress(dataPaths(config.dataDir).progress, snapshot.progress ?? progressOfGraph(snapshot.graph, nowIso()))
+      yield* progress.replace(snapshot.progress ?? progressOfGraph(snapshot.graph, nowIso()))
       return backup
     })
   )

@@ -14,6 +14,13 @@ export interface ConsolidationProgressShape {
     f: (progress: Progress) => Effect.Effect<readonly [A, Progress | null], E, R>
   ) => Effect.Effect<A, E | StorageError | CorruptFile, R>
   /**
+   * Runs `body` holding the progress lock and nothing else (a snapshot reads graph and progress under it, a
+   * restore replaces both). On PostgreSQL `body`'s statements join one transaction.
+   */
+  readonly lock: <A, E, R>(body: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>
+  /** Replaces the whole progress (sessions not in `progress` start over); call it holding `lock`. */
+  readonly replace: (progress: Progress) => Effect.Effect<void, StorageError>
+  /**
    * Per session, the mark ("stamp@index", `settledMark`) recorded when a full run found its log with that
    * stamp fully consolidated up to that index. A hint: empty when unknown.
    */

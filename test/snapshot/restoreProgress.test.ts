@@ -12,6 +12,8 @@ import { logMessage } from "../../src/programs/logMessage.js"
 import { createSnapshot, restoreSnapshot } from "../../src/programs/snapshot.js"
 import { GraphStore } from "../../src/services/GraphStore.js"
 import { makeTempDir, runAwhm, scopedTempDir } from "../support/cli.js"
+import { testCluster } from "../support/pgCluster.js"
+import { freshNamespace, grantNamespace } from "../support/postgres.js"
 
 // A restore leaves consolidation progress matching the restored graph: the next consolidate rebuilds
 // what the snapshot lacks, so no logged message is lost for good.
@@ -28,11 +30,18 @@ const ok = async (args: ReadonlyArray<string>, dataDir: string, env: Record<stri
   return r.stdout
 }
 
-describe("snapshot restore and consolidation progress", () => {
-  for (const backend of ["sqlite", "json"] as const) {
-    const env = { AWHM_STORAGE_BACKEND: backend }
+/** The environment of a CLI run on `backend`; on PostgreSQL a client role in a namespace of its own. */
+const envOf = async (backend: "sqlite" | "json" | "postgres"): Promise<Record<string, string>> => {
+  if (backend !== "postgres") return { AWHM_STORAGE_BACKEND: backend }
+  const ns = freshNamespace("team")
+  await Effect.runPromise(grantNamespace("awhm_alice", ns, true))
+  return { AWHM_STORAGE_BACKEND: "postgres", AWHM_POSTGRES_URL: testCluster().urls.awhm_alice, AWHM_WRITE_NAMESPACE: ns }
+}
 
+describe("snapshot restore and consolidation progress", () => {
+  for (const backend of ["sqlite", "json", "postgres"] as const) {
     it(`${backend}: log A; snapshot; log B; consolidate; restore the first; consolidate: A and B are both memories`, async () => {
+      const env = await envOf(backend)
       const { dir, cleanup } = makeTempDir()
       try {
         await ok(["log", "--session", "s1", "--role", "user", "I prefer the codename ALPHAWOLF"], dir, env)
@@ -52,6 +61,7 @@ describe("snapshot restore and consolidation progress", () => {
     })
 
     it(`${backend}: a snapshot taken after consolidating restores its progress too (nothing consolidated twice, nothing lost)`, async () => {
+      const env = await envOf(backend)
       const { dir, cleanup } = makeTempDir()
       try {
         await ok(["log", "--session", "s1", "--role", "user", "I prefer the codename ALPHAWOLF"], dir, env)

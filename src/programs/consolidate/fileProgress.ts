@@ -23,6 +23,8 @@ export const fileProgress = (dataDir: string): ConsolidationProgressShape => {
           return a
         })
       ),
+    lock: (body) => withConsolidationLock(dataDir, body),
+    replace: (progress) => writeProgress(paths.progress, progress),
     settled: Effect.sync(() => readConsolidatedLogs(paths.consolidatedLogs)),
     recordSettled: (settled) =>
       withConsolidationLock(
