@@ -50,6 +50,16 @@ export const errorCode = (e: unknown): string | undefined => {
   return undefined
 }
 
+/** The message of an error's innermost cause (a driver's own words; never a SQL error's `detail`, which may quote a row). */
+export const innermostMessage = (e: unknown): string => {
+  for (let cur: unknown = e, depth = 0; cur !== null && typeof cur === "object" && depth < 5; depth++) {
+    const cause = (cur as { cause?: unknown }).cause
+    if (cause === undefined || cause === null) return (cur as { message?: string }).message ?? String(cur)
+    cur = cause
+  }
+  return String(e)
+}
+
 /** Codes that mean there is no room left: the disk, or this user's quota, is full. */
 export const DISK_FULL_CODES: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT", "SQLITE_FULL"])
 

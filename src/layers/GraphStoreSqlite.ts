@@ -6,7 +6,7 @@ import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either, Layer, Scope } from "effect"
-import { CorruptFile, diskFull, StorageError } from "../domain/errors.js"
+import { CorruptFile, diskFull, innermostMessage, StorageError } from "../domain/errors.js"
 import type { Edge, Graph, MemoryNode } from "../domain/Node.js"
 import { noSpaceLeft } from "../store/diskSpace.js"
 import { refuseLink } from "../store/noFollow.js"
@@ -53,15 +53,6 @@ const sqliteCode = (e: unknown): string | undefined => {
     cur = (cur as { cause?: unknown }).cause
   }
   return undefined
-}
-
-const causeMessage = (e: unknown): string => {
-  for (let cur: unknown = e, depth = 0; cur !== null && typeof cur === "object" && depth < 5; depth++) {
-    const cause = (cur as { cause?: unknown }).cause
-    if (cause === undefined || cause === null) return (cur as { message?: string }).message ?? String(cur)
-    cur = cause
-  }
-  return String(e)
 }
 
 const chunks = <A>(items: ReadonlyArray<A>, size = CHUNK): Array<ReadonlyArray<A>> => {
@@ -162,7 +153,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       if (code === "SQLITE_FULL" || (code !== undefined && /^SQLITE_(IOERR|CANTOPEN)/.test(code) && noSpaceLeft(path.dirname(file)))) {
         return diskFull(operation, file)
       }
-      return new StorageError({ operation, path: file, message: `${operation} failed on ${file}: ${causeMessage(e)}` })
+      return new StorageError({ operation, path: file, message: `${operation} failed on ${file}: ${innermostMessage(e)}` })
     }
 
     // AWHM Lite's own SQLite graph is read read-only and moved aside; its graph goes into a new file below.

@@ -5,7 +5,7 @@ import { RawLogMemory } from "../../src/layers/RawLogMemory.js"
 import { consolidatePending } from "../../src/programs/consolidate.js"
 import { dataPaths } from "../../src/store/paths.js"
 import { RawLog } from "../../src/services/RawLog.js"
-import { say, statements, withStores } from "./support.js"
+import { readsOnlyChangedLogs, say, withStores } from "./support.js"
 
 /** The in-memory raw log, recording which sessions' logs were read. */
 const countingRawLog = () => {
@@ -25,21 +25,7 @@ describe("finding pending sessions", () => {
     return withStores(
       (dir) =>
         Effect.gen(function* () {
-          yield* say("a", "My favourite colour is green", 0)
-          yield* say("b", "I live in Lisbon", 1)
-          yield* say("c", "My dog is called Rex", 2)
-          expect((yield* consolidatePending()).newNodes).toBeGreaterThan(0)
-          expect(reads.sort()).toEqual(["a", "b", "c"])
-          // Nothing new: no log is read.
-          reads.length = 0
-          expect(yield* consolidatePending()).toEqual({ newNodes: 0, sessions: {} })
-          expect(reads).toEqual([])
-          // One session grows: only it is read, and its new message becomes a memory.
-          yield* say("b", "My cat is called Tom", 3)
-          const before = (yield* statements).length
-          yield* consolidatePending()
-          expect(reads).toEqual(["b"])
-          expect((yield* statements).length).toBe(before + 1)
+          yield* readsOnlyChangedLogs(reads)
           // Progress moved back (a restore that lacks b's memories): b is read again, whatever the hint says.
           reads.length = 0
           const file = dataPaths(dir).progress

@@ -1,4 +1,5 @@
 import * as fs from "node:fs"
+import { expect } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import type { Role } from "../../src/domain/Message.js"
 import type { MemoryNode } from "../../src/domain/Node.js"
@@ -12,6 +13,7 @@ import type { Embedder } from "../../src/services/Embedder.js"
 import { GraphStore } from "../../src/services/GraphStore.js"
 import { RawLog } from "../../src/services/RawLog.js"
 import type { Stage2Client } from "../../src/services/Stage2Client.js"
+import { consolidatePending } from "../../src/programs/consolidate.js"
 import { tempDir } from "../support/graphFixtures.js"
 
 /** Minute `m` after 2026-03-01T10:00Z, canonical ISO. */
@@ -76,3 +78,26 @@ export const progressText = (dir: string): string | null => {
   const file = dataPaths(dir).progress
   return fs.existsSync(file) ? fs.readFileSync(file, "utf8") : null
 }
+
+/**
+ * Three sessions consolidated, a run with nothing new, then one session grows: `reads` (the sessions whose
+ * logs were read, as a counting RawLog records them) shows every log read once, then none, then only it.
+ */
+export const readsOnlyChangedLogs = (reads: Array<string>) =>
+  Effect.gen(function* () {
+    yield* say("a", "My favourite colour is green", 0)
+    yield* say("b", "I live in Lisbon", 1)
+    yield* say("c", "My dog is called Rex", 2)
+    expect((yield* consolidatePending()).newNodes).toBeGreaterThan(0)
+    expect(reads.sort()).toEqual(["a", "b", "c"])
+    // Nothing new: no log is read.
+    reads.length = 0
+    expect(yield* consolidatePending()).toEqual({ newNodes: 0, sessions: {} })
+    expect(reads).toEqual([])
+    // One session grows: only it is read, and its new message becomes a memory.
+    yield* say("b", "My cat is called Tom", 3)
+    const before = (yield* statements).length
+    yield* consolidatePending()
+    expect(reads).toEqual(["b"])
+    expect((yield* statements).length).toBe(before + 1)
+  })

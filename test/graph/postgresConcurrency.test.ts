@@ -1,34 +1,17 @@
 import { type ChildProcess, spawn } from "node:child_process"
-import * as fs from "node:fs"
-import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { build } from "esbuild"
 import { Effect } from "effect"
 import { makeGraphStorePostgres } from "../../src/layers/GraphStorePostgres.js"
 import { makeRawLogPostgres } from "../../src/layers/RawLogPostgres.js"
 import { freshNamespace, grantNamespace, openTestDatabase } from "../support/postgres.js"
+import { bundleWorker, workerBundlePath } from "../support/bundledWorker.js"
 
 const WORKERS = 4
 const MESSAGES = 250
 const SESSIONS = 5
 
-// Bundled inside the project so the drivers resolve from node_modules.
-const workerFile = path.resolve(".cache", "test-graph", `pg-worker-${process.pid}.mjs`)
-const buildWorker = Effect.acquireRelease(
-  Effect.promise(() =>
-    build({
-      entryPoints: [path.resolve("test/graph/pgWorker.ts")],
-      outfile: workerFile,
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      packages: "external",
-      logLevel: "warning"
-    })
-  ),
-  () => Effect.sync(() => fs.rmSync(workerFile, { force: true }))
-)
+const workerFile = workerBundlePath("pg-worker")
+const buildWorker = bundleWorker("test/graph/pgWorker.ts", workerFile, { packages: "external" })
 
 const finished = (child: ChildProcess) =>
   Effect.async<{ code: number | null; stdout: string; stderr: string }>((resume) => {

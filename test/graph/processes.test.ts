@@ -1,29 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process"
-import * as fs from "node:fs"
-import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
-import { build } from "esbuild"
 import { Effect } from "effect"
 import { openGraphStoreFile } from "../../src/layers/graph/openStore.js"
 import { plainNode, tempDir } from "../support/graphFixtures.js"
+import { bundleWorker, workerBundlePath } from "../support/bundledWorker.js"
 
-// The worker is bundled into .cache/ inside the project, so `better-sqlite3` resolves from node_modules.
-const workerFile = path.resolve(".cache", "test-graph", `worker-${process.pid}.mjs`)
-const buildWorker = Effect.acquireRelease(
-  Effect.promise(() =>
-    build({
-      entryPoints: [path.resolve("test/graph/worker.ts")],
-      outfile: workerFile,
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      external: ["better-sqlite3"],
-      logLevel: "warning"
-    })
-  ),
-  () => Effect.sync(() => fs.rmSync(workerFile, { force: true }))
-)
+const workerFile = workerBundlePath("worker")
+const buildWorker = bundleWorker("test/graph/worker.ts", workerFile, { external: ["better-sqlite3"] })
 
 const run = (args: ReadonlyArray<string>) => spawn(process.execPath, [workerFile, ...args], { stdio: ["ignore", "pipe", "pipe"] })
 

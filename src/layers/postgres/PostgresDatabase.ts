@@ -3,7 +3,7 @@ import * as PgClient from "@effect/sql-pg/PgClient"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Context, Effect, Layer, Redacted } from "effect"
-import { ConfigurationError, StorageError } from "../../domain/errors.js"
+import { ConfigurationError, innermostMessage, StorageError } from "../../domain/errors.js"
 import { AppConfig } from "../../services/AppConfig.js"
 import { latestPostgresMigration, postgresMigrations } from "./migrations/index.js"
 
@@ -33,16 +33,6 @@ export interface PostgresOptions {
 export const redactUrl = (url: string): string =>
   url.replace(/^(postgres(?:ql)?:\/\/)([^@/?#]*)@/i, (_m, scheme: string, auth: string) => `${scheme}${auth.split(":")[0]}@`)
 
-/** The driver's own message, innermost first; never `detail` (which may quote a row). */
-const driverMessage = (e: unknown): string => {
-  for (let cur: unknown = e, depth = 0; cur !== null && typeof cur === "object" && depth < 5; depth++) {
-    const cause = (cur as { cause?: unknown }).cause
-    if (cause === undefined || cause === null) return (cur as { message?: string }).message ?? String(cur)
-    cur = cause
-  }
-  return String(e)
-}
-
 /** The connection URL with the namespace settings added as startup options (applied to every pooled connection). */
 const withSettings = (url: string, readNamespaces: ReadonlyArray<string>, writeNamespace: string): string => {
   const q = url.indexOf("?")
@@ -64,7 +54,7 @@ export const makePostgresDatabase = (options: PostgresOptions) =>
     const fail = (operation: string) => (e: unknown): StorageError =>
       e instanceof StorageError
         ? e
-        : new StorageError({ operation, path: where, message: `${operation} failed on ${where}: ${driverMessage(e)}` })
+        : new StorageError({ operation, path: where, message: `${operation} failed on ${where}: ${innermostMessage(e)}` })
     const readNamespaces = Array.from(new Set([options.writeNamespace, ...options.readNamespaces]))
     const sql = yield* PgClient.make({
       url: Redacted.make(withSettings(Redacted.value(options.url), readNamespaces, options.writeNamespace)),
@@ -74,7 +64,7 @@ export const makePostgresDatabase = (options: PostgresOptions) =>
       maxConnections: options.maxConnections ?? 4
     }).pipe(
       Effect.provide(Reactivity.layer),
-      Effect.mapError((e) => new StorageError({ operation: "connect", path: where, message: `could not connect to ${where}: ${driverMessage(e)}` }))
+      Effect.mapError((e) => new StorageError({ operation: "connect", path: where, message: `could not connect to ${where}: ${innermostMessage(e)}` }))
     )
 
     const current = yield* sql<{ m: number | null }>`SELECT max(migration_id) AS m FROM awhm.awhm_migrations`.pipe(
@@ -102,7 +92,7 @@ export const makePostgresDatabase = (options: PostgresOptions) =>
             new StorageError({
               operation: "migrate",
               path: where,
-              message: `the awhm schema on ${where} is missing or older than this awhm needs (migration ${latestPostgresMigration}) and this role cannot create it (${driverMessage(e)}); run awhm once with the schema owner's postgres_url`
+              message: `the awhm schema on ${where} is missing or older than this awhm needs (migration ${latestPostgresMigration}) and this role cannot create it (${innermostMessage(e)}); run awhm once with the schema owner's postgres_url`
             })
           )
         )
