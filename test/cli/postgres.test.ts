@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { runAwhm, scopedTempDir } from "../support/cli.js"
+import { startHookServer } from "../support/hookServer.js"
 import { testCluster } from "../support/pgCluster.js"
 import { freshNamespace, grantNamespace, openTestDatabase } from "../support/postgres.js"
 
@@ -39,6 +40,65 @@ describe("awhm on storage_backend postgres (the built bin)", () => {
         (SELECT count(*)::int FROM awhm.messages WHERE content LIKE '%stg2%') AS messages`
       expect(left).toEqual({ nodes: 0, sources: 0, messages: 0 })
       expect(JSON.parse((yield* awhm(["status", "--json"], dir, env)).stdout)).toMatchObject({ nodes: 2, logMessages: 1 })
+    })
+  )
+
+  it.scopedLive("the Claude Code hooks: prompt and stop log into the namespace, session-end consolidates, the next prompt recalls", () =>
+    Effect.gen(function* () {
+      const ns = freshNamespace("team")
+      yield* grantNamespace("awhm_alice", ns, true)
+      const env = {
+        AWHM_STORAGE_BACKEND: "postgres",
+        AWHM_POSTGRES_URL: testCluster().urls.awhm_alice,
+        AWHM_WRITE_NAMESPACE: ns,
+        AWHM_HOOK_SERVER: "0"
+      }
+      const dir = yield* scopedTempDir()
+      const hook = (event: string, payload: object) => Effect.promise(() => runAwhm(["hook", event], { dataDir: dir, env, input: JSON.stringify(payload) }))
+      expect(yield* hook("prompt", { session_id: "s1", prompt: "The staging host is stg2.example.com" })).toEqual({ code: 0, stdout: "", stderr: "" })
+      expect(yield* hook("stop", { session_id: "s1", last_assistant_message: "Noted." })).toEqual({ code: 0, stdout: "", stderr: "" })
+      expect(yield* hook("session-end", { session_id: "s1" })).toEqual({ code: 0, stdout: "", stderr: "awhm: consolidated 1 new memory\n" })
+      const recalled = yield* hook("prompt", { session_id: "s2", prompt: "where is the staging host?" })
+      expect([recalled.code, recalled.stderr]).toEqual([0, ""])
+      expect(recalled.stdout).toContain("The staging host is stg2.example.com")
+
+      const db = yield* openTestDatabase("awhm_alice", ns)
+      const rows = yield* db.sql<{ session_id: string; idx: number; role: string }>`SELECT session_id, idx, role FROM awhm.messages
+        WHERE namespace = ${ns} ORDER BY session_id, idx`
+      expect(rows.map((r) => [r.session_id, r.idx, r.role])).toEqual([
+        ["claude-s1", 0, "user"],
+        ["claude-s1", 1, "assistant"],
+        ["claude-s2", 0, "user"]
+      ])
+    })
+  )
+
+  it.scopedLive("a warm hook server recalls what another process consolidated into the namespace after it started", () =>
+    Effect.gen(function* () {
+      const ns = freshNamespace("team")
+      yield* grantNamespace("awhm_alice", ns, true)
+      const env = { AWHM_STORAGE_BACKEND: "postgres", AWHM_POSTGRES_URL: testCluster().urls.awhm_alice, AWHM_WRITE_NAMESPACE: ns }
+      const dir = yield* scopedTempDir()
+      yield* Effect.acquireRelease(
+        Effect.promise(() => startHookServer(dir, { env })),
+        (server) => Effect.promise(() => server.stop())
+      )
+      const prompt = (sessionId: string) =>
+        Effect.promise(() =>
+          runAwhm(["hook", "prompt"], {
+            dataDir: dir,
+            env: { ...env, AWHM_HOOK_SERVER: "1", AWHM_HOOK_DEBUG: "1" },
+            input: JSON.stringify({ session_id: sessionId, prompt: "which host is staging on?" })
+          })
+        )
+      expect(yield* prompt("s-a")).toEqual({ code: 0, stdout: "", stderr: "awhm hook: answered by the hook server\n" })
+      // Another machine's process logs and consolidates into the same namespace (another data dir).
+      const other = yield* scopedTempDir()
+      expect((yield* awhm(["log", "--session", "s1", "--role", "user", "The staging host is stg2.example.com"], other, env)).code).toBe(0)
+      expect((yield* awhm(["consolidate"], other, env)).code).toBe(0)
+      const warm = yield* prompt("s-b")
+      expect(warm.stderr).toBe("awhm hook: answered by the hook server\n")
+      expect(warm.stdout).toContain("- The staging host is stg2.example.com")
     })
   )
 
