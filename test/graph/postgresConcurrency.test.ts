@@ -4,6 +4,7 @@ import { Effect } from "effect"
 import { makeGraphStorePostgres } from "../../src/layers/GraphStorePostgres.js"
 import { makeRawLogPostgres } from "../../src/layers/RawLogPostgres.js"
 import { freshNamespace, grantNamespace, openTestDatabase } from "../support/postgres.js"
+import { isDeleted, messageText } from "./pgWorkerTexts.js"
 import { bundleWorker, workerBundlePath } from "../support/bundledWorker.js"
 
 const WORKERS = 4
@@ -22,11 +23,9 @@ const finished = (child: ChildProcess) =>
     child.on("exit", (code) => resume(Effect.succeed({ code, stdout, stderr })))
   })
 
-const messageText = (w: number, i: number): string => (i % 2 === 0 ? `I live in Town${w}x${i}` : `The staging host is stg-${w}-${i}`)
-
 describe("PostgreSQL: many processes into one namespace", () => {
   it.scopedLive(
-    `${WORKERS} processes x ${MESSAGES} concurrent logs and consolidations: every message once, gap-free, one active memory per slot`,
+    `${WORKERS} processes x ${MESSAGES} concurrent logs, consolidations and hard deletes: every message once, gap-free, one active memory per slot, the deleted gone`,
     () =>
       Effect.gen(function* () {
         yield* buildWorker
@@ -40,17 +39,25 @@ describe("PostgreSQL: many processes into one namespace", () => {
           ),
           { concurrency: "unbounded" }
         )
-        expect(results.map((r) => [r.code, r.stdout.trim(), r.stderr])).toEqual(Array.from({ length: WORKERS }, () => [0, "done", ""]))
+        expect(results.map((r) => [r.code, r.stdout.split(" ")[0], r.stderr])).toEqual(Array.from({ length: WORKERS }, () => [0, "done", ""]))
+        // Each worker hard-deleted 5 of its memories (and their messages) while the others went on.
+        const deleted = results.flatMap((r) => JSON.parse(r.stdout.slice("done ".length)) as Array<[string, number]>)
+        expect(deleted.length).toBe(WORKERS * 5)
 
         const db = yield* openTestDatabase("awhm_alice", team)
         const log = yield* makeRawLogPostgres(db)
         const all: Array<string> = []
         for (let s = 0; s < SESSIONS; s++) {
           const entries = yield* log.read(`shared-${s}`)
-          expect(entries.map((e) => e.index)).toEqual(Array.from({ length: (WORKERS * MESSAGES) / SESSIONS }, (_, i) => i))
+          // Indices were handed out once each, without gaps: the survivors and the deleted make up 0..n-1.
+          const gone = deleted.filter(([sid]) => sid === `shared-${s}`).map(([, i]) => i)
+          expect([...entries.map((e) => e.index), ...gone].sort((a, b) => a - b)).toEqual(
+            Array.from({ length: (WORKERS * MESSAGES) / SESSIONS }, (_, i) => i)
+          )
           all.push(...entries.map((e) => e.content))
         }
-        const expected = Array.from({ length: WORKERS }, (_, w) => Array.from({ length: MESSAGES }, (_, i) => messageText(w, i))).flat()
+        const expected = Array.from({ length: WORKERS }, () => Array.from({ length: MESSAGES }, (_, i) => i))
+          .flatMap((is, w) => is.filter((i) => !isDeleted(i)).map((i) => messageText(w, i)))
         expect(all.sort()).toEqual(expected.sort())
 
         const progress = yield* db.sql<{ session_id: string; last_msg_index: number }>`SELECT session_id, last_msg_index
@@ -58,6 +65,11 @@ describe("PostgreSQL: many processes into one namespace", () => {
         expect(progress).toEqual(Array.from({ length: SESSIONS }, (_, s) => ({ session_id: `shared-${s}`, last_msg_index: (WORKERS * MESSAGES) / SESSIONS - 1 })))
 
         const graph = yield* (yield* makeGraphStorePostgres(db)).load({ withEmbeddings: false })
+        // No memory of a deleted message is left, and no row in any table holds its text.
+        expect([...graph.nodes.values()].filter((n) => n.content.includes("backup host"))).toEqual([])
+        const [left] = yield* db.sql<{ n: number }>`SELECT (SELECT count(*) FROM awhm.nodes WHERE data LIKE '%backup host%')
+          + (SELECT count(*) FROM awhm.messages WHERE content LIKE '%backup host%') AS n`
+        expect(Number(left?.n)).toBe(0)
         const activeBySlot = new Map<string, number>()
         for (const n of graph.nodes.values()) {
           if (n.canonicalKey !== null && n.status === "active") activeBySlot.set(n.canonicalKey, (activeBySlot.get(n.canonicalKey) ?? 0) + 1)
