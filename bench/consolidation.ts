@@ -19,6 +19,7 @@ import type { Embedder } from "../src/services/Embedder.js"
 import { GraphStore } from "../src/services/GraphStore.js"
 import { RawLog } from "../src/services/RawLog.js"
 import { DEFAULT_NER_LABELS } from "../src/domain/Config.js"
+import { median } from "./stats.js"
 
 const RUNS = 3
 const LOCOMO = process.env["AWHM_LOCOMO_FILE"] ?? `${process.cwd()}/../shared/data/locomo/locomo10.json`
@@ -60,12 +61,6 @@ const loadConversation = (): { readonly turns: ReadonlyArray<Turn>; readonly ses
     })
   }
   return { turns, sessions: ids.length }
-}
-
-const median = (xs: ReadonlyArray<number>) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
 }
 
 interface Sample {

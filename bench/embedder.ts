@@ -11,17 +11,13 @@ import { fileURLToPath } from "node:url"
 import { DEFAULT_MODEL_ID, EmbedderTransformers, modelFiles } from "../src/layers/EmbedderTransformers.js"
 import { VectorIndex } from "../src/search/VectorIndex.js"
 import { Embedder } from "../src/services/Embedder.js"
+import { median } from "./stats.js"
 
 const RUNS = 5
 const DIM = 384
 
 const modelDir = () => process.env["AWHM_MODEL_DIR"] ?? join(process.cwd(), ".cache", "models", "all-MiniLM-L6-v2")
 
-const median = (xs: ReadonlyArray<number>) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
-}
 const percentile = (xs: ReadonlyArray<number>, p: number) => {
   const s = [...xs].sort((a, b) => a - b)
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!

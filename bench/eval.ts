@@ -16,15 +16,11 @@ import { runLocomoEval } from "../src/eval/locomo.js"
 import { loadLongMemEval } from "../src/eval/longmemeval.js"
 import { runReplay } from "../src/eval/replay.js"
 import type { ReplayReport } from "../src/eval/report.js"
+import { median } from "./stats.js"
 
 const RUNS = 5
 const REPLAY_RUNS = 3
 
-const median = (xs: ReadonlyArray<number>) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
-}
 const f = (x: number, d = 2) => x.toFixed(d)
 
 const modelDir = () => process.env.AWHM_MODEL_DIR ?? join(process.cwd(), ".cache", "models", "all-MiniLM-L6-v2")

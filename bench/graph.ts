@@ -6,33 +6,13 @@ import { Effect } from "effect"
 import { type Edge, type Graph, makeNode, type MemoryNode } from "../src/domain/Node.js"
 import { openGraphStoreFile } from "../src/layers/graph/openStore.js"
 import type { GraphStoreShape } from "../src/services/GraphStore.js"
+import { median, unitVectors } from "./stats.js"
 
 const DIM = 384 // all-MiniLM-L6-v2, the default model
 const SIZES = [1_000, 10_000, 100_000]
 const at = "2026-03-01T10:00:00.000Z"
 
-const median = (xs: ReadonlyArray<number>): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const mid = s.length >> 1
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
-}
-
-// Deterministic pseudo-random unit vectors (xorshift), so runs are comparable.
-let seed = 42
-const rand = () => {
-  seed ^= seed << 13
-  seed ^= seed >>> 17
-  seed ^= seed << 5
-  return ((seed >>> 0) / 0xffffffff) * 2 - 1
-}
-const vector = (dim: number) => {
-  const v = new Float32Array(dim)
-  let norm = 0
-  for (let i = 0; i < dim; i++) norm += (v[i] = rand()) ** 2
-  const k = 1 / Math.sqrt(norm)
-  for (let i = 0; i < dim; i++) v[i]! *= k
-  return v
-}
+const vector = unitVectors()
 
 const node = (i: number, dim: number): MemoryNode =>
   makeNode({

@@ -5,17 +5,12 @@ import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { median } from "./stats.js"
 
 const MCP_BIN = path.join(process.cwd(), "dist", "awhm-mcp.mjs")
 const CLI_BIN = path.join(process.cwd(), "dist", "awhm.mjs")
 const RUNS = 10
 const CLOCK_TICK_MS = 1000 / 100
-
-const median = (xs: ReadonlyArray<number>): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const mid = s.length >> 1
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
-}
 
 const INITIALIZE =
   JSON.stringify({

@@ -12,14 +12,9 @@ import { makeStage2ClaudeCode } from "../src/layers/Stage2ClaudeCode.js"
 import { Stage2Mock } from "../src/layers/Stage2Mock.js"
 import { runStage2 } from "../src/programs/stage2.js"
 import { Stage2Client } from "../src/services/Stage2Client.js"
+import { median } from "./stats.js"
 
 const RUNS = 7
-
-const median = (xs: ReadonlyArray<number>) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
-}
 
 const timeMs = async (f: () => Promise<unknown>) => {
   const t = performance.now()

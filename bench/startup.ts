@@ -3,16 +3,11 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { median } from "./stats.js"
 
 const BIN = path.join(process.cwd(), "dist", "awhm.mjs")
 const RUNS = 10
 const BIG_LOG = 20_000
-
-const median = (xs: ReadonlyArray<number>): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  const mid = s.length >> 1
-  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
-}
 
 /** Median wall time (ms) of `runs` runs of the bin, after one warm-up run (file cache). */
 const time = (args: ReadonlyArray<string>, dataDir: string, runs = RUNS): number => {

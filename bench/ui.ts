@@ -15,6 +15,7 @@ import { RawLogLive } from "../src/layers/RawLogLive.js"
 import { SessionBufferLive } from "../src/layers/SessionBufferLive.js"
 import { logMessage } from "../src/programs/logMessage.js"
 import { GraphStore } from "../src/services/GraphStore.js"
+import { median } from "./stats.js"
 
 const BIN = path.join(process.cwd(), "dist", "awhm.mjs")
 const CHROMIUM = process.env.AWHM_CHROMIUM ?? "/usr/bin/chromium"
@@ -66,11 +67,6 @@ const prepare = (dataDir: string, n: number) =>
     Effect.provide(Layer.mergeAll(GraphStoreSqlite, RawLogLive, SessionBufferLive).pipe(Layer.provideMerge(ConfigFromValues(dataDir, { embedder: "mock" })))),
     Effect.scoped
   )
-
-const median = (xs: ReadonlyArray<number>): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  return (s[Math.floor((s.length - 1) / 2)]! + s[Math.ceil((s.length - 1) / 2)]!) / 2
-}
 
 /** user+sys CPU milliseconds of a process so far (Linux /proc). */
 const cpuMs = (pid: number): number => {

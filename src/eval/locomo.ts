@@ -16,7 +16,7 @@ import {
 import { corpusName, decodeCorpus, readJsonFile } from "./corpus.js"
 import { CorpusError } from "./errors.js"
 import { firstHit, latencySummary, mean, ndcgAt } from "./metrics.js"
-import type { LatencyMs } from "./report.js"
+import type { LatencyMs, ReplayRun } from "./report.js"
 
 // `awhm eval --format locomo`: the evidence-recall protocol of the LoCoMo README, run by the retrieval
 // engine through replayLocomo (locomoReplay.ts), plus the answer-substring metric of the other replays.
@@ -49,17 +49,9 @@ export interface LocomoCaseReport {
   readonly top_results: ReadonlyArray<ReadonlyArray<string>>
 }
 
-export interface LocomoReport extends EvidenceRecall {
-  readonly corpus: string
+export interface LocomoReport extends EvidenceRecall, ReplayRun {
   readonly format: "locomo"
-  readonly embedder: string
   readonly conversations: number
-  readonly sessions: number
-  readonly messages: number
-  readonly questions: number
-  readonly k: number
-  readonly nodes: number
-  readonly ingest_seconds: number
   /** Evidence recall_any at k (the CLI's k). */
   readonly recall_at_k: number
   readonly ndcg_at_k: number

@@ -61,18 +61,22 @@ export interface ReplayCase {
   readonly top_results: ReadonlyArray<string>
 }
 
-export interface ReplayReport {
+/** What every corpus replay reports about the run itself, before its scores. */
+export interface ReplayRun {
   readonly corpus: string
-  readonly format: string
   readonly embedder: string
-  /** Whether the raw log was searched (off in the reference's replay protocol; --raw-log). */
-  readonly raw_log: boolean
   readonly sessions: number
   readonly messages: number
   readonly questions: number
   readonly k: number
   readonly nodes: number
   readonly ingest_seconds: number
+}
+
+export interface ReplayReport extends ReplayRun {
+  readonly format: string
+  /** Whether the raw log was searched (off in the reference's replay protocol; --raw-log). */
+  readonly raw_log: boolean
   readonly recall_at_k: number
   readonly ndcg_at_k: number
   readonly contradiction_error_rate: number

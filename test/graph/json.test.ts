@@ -5,6 +5,7 @@ import { Effect } from "effect"
 import { makeGraphStoreJson } from "../../src/layers/GraphStoreJson.js"
 import { makeGraphStoreSqlite } from "../../src/layers/GraphStoreSqlite.js"
 import { fullNode, plainNode, tempDir } from "../support/graphFixtures.js"
+import { liteNode } from "../support/liteFixtures.js"
 
 const paths = (dir: string) => ({
   file: path.join(dir, "graph", "memory_graph.json"),
@@ -69,28 +70,16 @@ describe("GraphStoreJson", () => {
       writeGraphFile(dir, {
         version: "2.0",
         nodes: {
-          "9f1c": {
-            id: "9f1c",
+          // As the reference's JSON store writes a node: its to_dict() with the embedding inline.
+          "9f1c": liteNode("9f1c", "I prefer dark mode", {
             type: "procedural",
-            content: "I prefer dark mode",
             embedding: [0.5, -0.25],
-            embed_model: "all-MiniLM-L6-v2",
-            strength: { recency: 1.0, frequency: 1.0, composite: 1.0 },
-            created_at: "2026-03-01T10:00:00.123456+00:00",
             last_accessed: "2026-03-01T12:30:00.5+00:00",
-            source_sessions: ["s1"],
             source_refs: [{ session_id: "s1", message_index: 2 }],
             access_count: 3,
             canonical_key: "preference:dark",
-            status: "active",
-            supersedes: [],
-            valid_from: "2026-03-01T10:00:00+00:00",
-            valid_to: null,
-            confidence: 0.75,
-            entity_type: null,
-            aliases: [],
-            mentioned_dates: []
-          }
+            confidence: 0.75
+          })
         },
         edges: []
       })

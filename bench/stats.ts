@@ -1,0 +1,27 @@
+// Small statistics and fixtures the bench sections share.
+
+/** The median (the mean of the two middle values for an even count). */
+export const median = (xs: ReadonlyArray<number>): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  const mid = s.length >> 1
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
+}
+
+/** Deterministic pseudo-random unit vectors (xorshift from `seed`), so runs are comparable. */
+export const unitVectors = (seed = 42) => {
+  let state = seed
+  const rand = () => {
+    state ^= state << 13
+    state ^= state >>> 17
+    state ^= state << 5
+    return ((state >>> 0) / 0xffffffff) * 2 - 1
+  }
+  return (dim: number): Float32Array => {
+    const v = new Float32Array(dim)
+    let norm = 0
+    for (let i = 0; i < dim; i++) norm += (v[i] = rand()) ** 2
+    const k = 1 / Math.sqrt(norm)
+    for (let i = 0; i < dim; i++) v[i]! *= k
+    return v
+  }
+}
