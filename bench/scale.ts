@@ -13,11 +13,11 @@ import { loadConfig } from "../src/layers/ConfigLive.js"
 import { Retriever } from "../src/services/Retriever.js"
 import { seedDataDir } from "./scaleSeed.js"
 
-const BIN = path.join(process.cwd(), "dist", "awhm.mjs")
-const RUNS = Number(process.env["SCALE_BENCH_RUNS"] ?? 5)
+export const BIN = path.join(process.cwd(), "dist", "awhm.mjs")
+export const RUNS = Number(process.env["SCALE_BENCH_RUNS"] ?? 5)
 const CONSOLIDATE_RUNS = Number(process.env["SCALE_BENCH_CONSOLIDATE_RUNS"] ?? 3)
 const SIZES = [...(process.env["SCALE_BENCH_SIZES"] ?? "1000,10000,100000").split(",").map(Number), ...(process.env["SCALE_BENCH_1M"] === "1" ? [1_000_000] : [])]
-const QUERIES = [
+export const QUERIES = [
   "What did Caroline research about adoption agencies?",
   "When did Melanie paint a sunrise?",
   "What is Jon's favourite dance style?",
@@ -38,7 +38,7 @@ interface ProcessCost {
 }
 
 /** One whole process under /usr/bin/time: wall and user+sys seconds, peak RSS. */
-const timed = (bin: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, input = ""): ProcessCost => {
+export const timed = (bin: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, input = ""): ProcessCost => {
   const r = spawnSync("/usr/bin/time", ["-f", "AWHM_TIME %e %U %S %M", process.execPath, bin, ...args], { env, input, encoding: "utf8" })
   const line = r.stderr.split("\n").find((l) => l.startsWith("AWHM_TIME "))
   if (r.status !== 0 || line === undefined) throw new Error(`${args.join(" ")} failed (${r.status}): ${r.stderr.slice(-400)}`)
@@ -46,13 +46,13 @@ const timed = (bin: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv,
   return { wall: e, cpu: u + s, rssMb: m / 1024 }
 }
 
-const medianCost = (runs: ReadonlyArray<ProcessCost>): ProcessCost => ({
+export const medianCost = (runs: ReadonlyArray<ProcessCost>): ProcessCost => ({
   wall: median(runs.map((r) => r.wall)),
   cpu: median(runs.map((r) => r.cpu)),
   rssMb: median(runs.map((r) => r.rssMb))
 })
 
-const envFor = (dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
+export const envFor = (dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = { ...process.env, AWHM_DATA_DIR: dataDir, AWHM_HOOK_SERVER: "0", ...extra }
   delete env.AWHM_HOOK_ACTIVE
   return env
@@ -60,7 +60,7 @@ const envFor = (dataDir: string, extra: Record<string, string> = {}): NodeJS.Pro
 
 const modelReady = () => fs.existsSync(path.join(process.cwd(), ".cache", "models"))
 
-const whole = (bin: string, dataDir: string, args: (i: number) => ReadonlyArray<string>, extra: Record<string, string> = {}) => {
+export const whole = (bin: string, dataDir: string, args: (i: number) => ReadonlyArray<string>, extra: Record<string, string> = {}) => {
   timed(bin, args(0), envFor(dataDir, extra)) // the first run may build caches
   return medianCost(Array.from({ length: RUNS }, (_, i) => timed(bin, args(i + 1), envFor(dataDir, extra))))
 }
@@ -75,8 +75,8 @@ const duBytes = (dir: string): number => {
 }
 
 /** Warm queries in one library process (the composition the CLI uses), lexical only: CPU and wall per query. */
-const warm = async (dataDir: string) => {
-  const config = await Effect.runPromise(loadConfig({ data_dir: dataDir, embedder: "none" }, {}))
+export const warm = async (dataDir: string, flags: Record<string, string> = {}) => {
+  const config = await Effect.runPromise(loadConfig({ data_dir: dataDir, embedder: "none", ...flags }, {}))
   return Effect.runPromise(
     Effect.scoped(
       Effect.gen(function* () {
@@ -114,8 +114,8 @@ const consolidateOne = (bin: string, dataDir: string, runs: number, extra: Recor
     })
   )
 
-const s = (x: number) => (x < 1 ? `${Math.round(x * 1000)} ms` : `${x.toFixed(2)} s`)
-const cost = (c: ProcessCost) => `${s(c.wall)} / ${s(c.cpu)} CPU, ${Math.round(c.rssMb)} MB`
+export const s = (x: number) => (x < 1 ? `${Math.round(x * 1000)} ms` : `${x.toFixed(2)} s`)
+export const cost = (c: ProcessCost) => `${s(c.wall)} / ${s(c.cpu)} CPU, ${Math.round(c.rssMb)} MB`
 
 export async function run(): Promise<string> {
   const before = process.env["BEFORE_BIN"] ?? null
