@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process"
+import { execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as net from "node:net"
@@ -46,6 +46,21 @@ const freePort = (): Promise<number> =>
     })
   })
 
+// A detached watchdog for an interrupted run (Ctrl-C, a killed CI job: no teardown, no exit handler runs):
+// once the process that started the cluster is gone, it stops the server and removes its folder; it ends by
+// itself when the folder is removed by a normal stop. Arguments: pid, folder, then the stop command.
+const WATCHDOG = `
+const [pid, dir, cmd, ...args] = process.argv.slice(1)
+const fs = require("node:fs")
+const alive = () => { try { process.kill(Number(pid), 0); return true } catch { return false } }
+const timer = setInterval(() => {
+  if (!fs.existsSync(dir)) return clearInterval(timer)
+  if (alive()) return
+  clearInterval(timer)
+  try { require("node:child_process").execFileSync(cmd, args, { stdio: "ignore" }) } catch {}
+  fs.rmSync(dir, { recursive: true, force: true })
+}, 500)`
+
 /** The temp folder if the `postgres` user can reach it (every folder above it searchable by others), else /tmp. */
 const tempRootForOthers = (): string => {
   const tmp = os.tmpdir()
@@ -64,9 +79,12 @@ export const startPgCluster = async (): Promise<PgCluster> => {
   const bin = findPgBin()
   const asRoot = process.getuid?.() === 0
   const dir = fs.mkdtempSync(path.join(asRoot ? tempRootForOthers() : os.tmpdir(), "awhm-pg-"))
-  const run = (tool: string, args: ReadonlyArray<string>) => {
+  const command = (tool: string, args: ReadonlyArray<string>): readonly [string, ReadonlyArray<string>] => {
     const file = path.join(bin, tool)
-    const [cmd, argv] = asRoot ? ["runuser", ["-u", "postgres", "--", file, ...args]] : [file, [...args]]
+    return asRoot ? ["runuser", ["-u", "postgres", "--", file, ...args]] : [file, [...args]]
+  }
+  const run = (tool: string, args: ReadonlyArray<string>) => {
+    const [cmd, argv] = command(tool, args)
     return execFileSync(cmd, argv, { cwd: dir, stdio: ["ignore", "pipe", "pipe"], encoding: "utf8" })
   }
   if (asRoot) {
@@ -75,11 +93,12 @@ export const startPgCluster = async (): Promise<PgCluster> => {
     fs.chownSync(dir, uid, gid)
   }
   const data = path.join(dir, "data")
+  const stopArgs = ["-D", data, "-m", "fast", "-w", "stop"]
   let started = false
   const stop = () => {
     if (started) {
       try {
-        run("pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"])
+        run("pg_ctl", stopArgs)
       } catch {
         // already stopped
       }
@@ -94,6 +113,8 @@ export const startPgCluster = async (): Promise<PgCluster> => {
     const serverOptions = [`-k ${dir}`, "-h 127.0.0.1", `-p ${port}`, "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off", "-c max_connections=300"]
     run("pg_ctl", ["-D", data, "-l", path.join(dir, "server.log"), "-w", "-t", "60", "-o", serverOptions.join(" "), "start"])
     started = true
+    const [stopCmd, stopArgv] = command("pg_ctl", stopArgs)
+    spawn(process.execPath, ["-e", WATCHDOG, String(process.pid), dir, stopCmd, ...stopArgv], { detached: true, stdio: "ignore" }).unref()
     const passwords = Object.fromEntries(TEST_ROLES.map((r) => [r, randomBytes(12).toString("hex")])) as Record<TestRole, string>
     const statements = [
       ...TEST_ROLES.map((r) => `CREATE ROLE ${r} LOGIN PASSWORD '${passwords[r]}'`),
