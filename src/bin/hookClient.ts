@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process"
 import { buildId } from "../runtime/buildId.js"
-import { askHookServer, awhmEnv, hookSocketDir, hookSocketPath, privateSocketDir } from "../store/hookSocket.js"
+import { askHookServer, hookEnv, hookSocketDir, hookSocketPath, privateSocketDir } from "../store/hookSocket.js"
 import { resolveDataDir } from "../store/paths.js"
 import { readProcessStdin } from "../runtime/stdin.js"
 import { parseHookArgv } from "../hooks/argv.js"
@@ -51,7 +51,7 @@ export const runHook = async (args: ReadonlyArray<string>): Promise<void> => {
   const dataDir = resolveDataDir(parsed.dataDir, process.env)
   const dir = hookSocketDir(dataDir)
   const reply = privateSocketDir(dir)
-    ? await askHookServer(hookSocketPath(dataDir, build), { argv: args, env: awhmEnv(process.env), stdin }, REPLY_TIMEOUT_MS)
+    ? await askHookServer(hookSocketPath(dataDir, build), { argv: args, env: hookEnv(process.env), stdin }, REPLY_TIMEOUT_MS)
     : "unavailable"
   if (reply !== "unavailable") {
     debug("answered by the hook server")

@@ -28,7 +28,7 @@ const runEvent = (args: HookArgs, io: HookIO, services: HookServices | undefined
     }
     // Set by Stage 2's `claude -p` child (and by anyone who wants the hooks off): no recursion.
     if (io.env.AWHM_HOOK_ACTIVE) return
-    const payload = yield* parsePayload(yield* Effect.promise(io.readStdin))
+    const payload = yield* parsePayload(yield* Effect.promise(io.readStdin), io.env)
     if (payload === null) return
     const flags: Record<string, string> = {}
     if (args.dataDir) flags.data_dir = args.dataDir

@@ -3,7 +3,7 @@ import * as net from "node:net"
 import { Effect } from "effect"
 import { loadConfig } from "../layers/ConfigLive.js"
 import { acquireLockSync } from "../store/fileLock.js"
-import { type HookReply, type HookRequest, hookSocketDir, hookSocketPath, makeSocketDir, socketAnswers } from "../store/hookSocket.js"
+import { type HookReply, type HookRequest, hookEnv, hookSocketDir, hookSocketPath, makeSocketDir, socketAnswers } from "../store/hookSocket.js"
 import { parseHookArgv } from "./argv.js"
 import type { HookIO, HookRunner } from "./io.js"
 import { makeWarmRecall } from "./warmRecall.js"
@@ -78,9 +78,7 @@ const parseRequest = (text: string): HookRequest | null => {
     const r = JSON.parse(text) as Partial<HookRequest>
     if (!Array.isArray(r.argv) || r.argv.some((a) => typeof a !== "string")) return null
     if (typeof r.stdin !== "string" || typeof r.env !== "object" || r.env === null) return null
-    const env: Record<string, string> = {}
-    for (const [k, v] of Object.entries(r.env)) if (k.startsWith("AWHM_") && typeof v === "string") env[k] = v
-    return { argv: r.argv as Array<string>, env, stdin: r.stdin }
+    return { argv: r.argv as Array<string>, env: hookEnv(r.env), stdin: r.stdin }
   } catch {
     return null
   }

@@ -25,7 +25,8 @@ describe("hook payload", () => {
         hookEventName: "UserPromptSubmit",
         prompt: "b",
         lastAssistantMessage: null,
-        transcriptPath: null
+        transcriptPath: null,
+        project: "/proj"
       })
     }))
 
