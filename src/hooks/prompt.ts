@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import type { SourceRef } from "../domain/Message.js"
+import { withoutPrivate } from "../domain/privateSpans.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { RawLog } from "../services/RawLog.js"
 import { Retriever } from "../services/Retriever.js"
@@ -23,7 +24,8 @@ export interface LoggedPrompt {
 
 /** Logs the prompt to the raw log and lets the session buffer see it; null when the prompt is empty. */
 export const logPrompt = Effect.fn("hookPrompt.log")(function* (payload: HookPayload) {
-  const prompt = payload.prompt?.trim() ?? ""
+  // Without its private spans: those are neither logged nor searched for.
+  const prompt = withoutPrivate(payload.prompt ?? "").trim()
   if (prompt === "") return null
   const config = yield* AppConfig
   const sessionId = claudeSessionId(payload)

@@ -8,7 +8,7 @@ import { withFileLock } from "../store/fileLock.js"
 import { countLogMessages, readFirstLine, readLogFile, readLogTail } from "../store/logFile.js"
 import { adoptLiteSessionFiles } from "../store/liteNames.js"
 import { dataPaths, decodeSessionId, encodeSessionId } from "../store/paths.js"
-import { resolveTimestamp, validateSessionId } from "../domain/input.js"
+import { prepareAppend } from "../domain/input.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { RawLog, type SessionInfo } from "../services/RawLog.js"
 
@@ -84,8 +84,7 @@ export const RawLogLive = Layer.effect(
       readonly timestamp?: string
       readonly metadata?: Record<string, unknown>
     }) {
-      const sessionId = yield* validateSessionId(input.sessionId)
-      const timestamp = yield* resolveTimestamp(input.timestamp)
+      const { sessionId, timestamp, content } = yield* prepareAppend(input)
       const file = paths.logFile(sessionId)
       return yield* locked(
         sessionId,
@@ -97,7 +96,7 @@ export const RawLogLive = Layer.effect(
               timestamp,
               session_id: sessionId,
               role: input.role,
-              content: input.content,
+              content,
               metadata: input.metadata ?? {},
               index: Math.max(tail.nextIndex, readMark(sessionId))
             })
