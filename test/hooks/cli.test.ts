@@ -139,6 +139,25 @@ describe("awhm hook (edge cases)", () => {
     expect(r.stderr).toBe(`awhm hook warn: ignored a damaged session buffer WAL ${dataPaths(dir).walFile("claude-w")}; it will be rewritten\n`)
   })
 
+  it("earlier questions and requests are not injected as memories; statements and rules are", async () => {
+    const dir = tempDir()
+    const payload = (sessionId: string, prompt: string) => JSON.stringify({ session_id: sessionId, cwd: "/home/me/shop", prompt })
+    for (const prompt of [
+      "Which database does staging use?",
+      "Can you set up the migrations for the staging database?",
+      "Our staging database is PostgreSQL 16.",
+      "Please always back up the staging database before a migration."
+    ]) expect((await runAwhm(["hook", "prompt"], { dataDir: dir, input: payload("q1", prompt) })).code).toBe(0)
+    const reply = JSON.stringify({ session_id: "q1", cwd: "/home/me/shop", last_assistant_message: "Shall I migrate the staging database now?" })
+    expect((await runAwhm(["hook", "stop"], { dataDir: dir, input: reply })).code).toBe(0)
+    const r = await runAwhm(["hook", "prompt"], { dataDir: dir, input: payload("q2", "Tell me about the staging database") })
+    expect(r.stderr).toBe("")
+    expect(JSON.parse(r.stdout).hookSpecificOutput.additionalContext.split("\n").slice(1).sort()).toEqual([
+      "- Our staging database is PostgreSQL 16.",
+      "- Please always back up the staging database before a migration."
+    ])
+  })
+
   it("--help goes through the full CLI and lists the four hooks", async () => {
     const r = await runAwhm(["hook", "--help"])
     expect(r.code).toBe(0)
