@@ -36,6 +36,14 @@ const prompt = Command.make("prompt", { k, semantic, dataDir: dataDirOption }, (
   )
 )
 
+const sessionStart = Command.make("session-start", { dataDir: dataDirOption }, (o) =>
+  run({ event: "session-start", dataDir: dataDir(o.dataDir) })
+).pipe(
+  Command.withDescription(
+    "SessionStart (startup, resume, /clear, compaction): print this project's current facts, preferences and policies, newest first, as Claude Code's additionalContext"
+  )
+)
+
 const stop = Command.make("stop", { dataDir: dataDirOption }, (o) =>
   run({ event: "stop", dataDir: dataDir(o.dataDir) })
 ).pipe(Command.withDescription("Stop: log the assistant's reply (once, even if Claude Code fires twice)"))
@@ -65,10 +73,10 @@ const shutdown = Command.make("shutdown", { dataDir: dataDirOption }, (o) =>
   run({ event: "shutdown", dataDir: dataDir(o.dataDir) })
 ).pipe(Command.withDescription("Stop the data dir's hook server (the next prompt runs in-process and starts it again)"))
 
-/** `awhm hook prompt|stop|session-end|settings`: Claude Code hooks (payload JSON on stdin; always exit 0). */
+/** `awhm hook session-start|prompt|stop|session-end|settings`: Claude Code hooks (payload JSON on stdin; always exit 0). */
 export const hookCommand = Command.make("hook").pipe(
   Command.withDescription(
     "Claude Code hooks: read the hook's JSON payload on stdin and answer as Claude Code expects. Always exit 0; problems go to stderr. AWHM_HOOK_ACTIVE=1 turns them off."
   ),
-  Command.withSubcommands([prompt, stop, sessionEnd, settings, serve, shutdown])
+  Command.withSubcommands([sessionStart, prompt, stop, sessionEnd, settings, serve, shutdown])
 )

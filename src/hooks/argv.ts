@@ -1,7 +1,7 @@
 // Plain TypeScript: the hook client (src/bin/hookClient.ts) parses arguments too, without loading Effect.
 
 /** Claude Code's hooks, then the hook server's own: `serve` runs it, `shutdown` stops it. */
-export const HOOK_EVENTS = ["prompt", "stop", "session-end", "settings", "serve", "shutdown"] as const
+export const HOOK_EVENTS = ["session-start", "prompt", "stop", "session-end", "settings", "serve", "shutdown"] as const
 export type HookEvent = (typeof HOOK_EVENTS)[number]
 
 export interface HookArgs {

@@ -36,6 +36,12 @@ const runEvent = (args: HookArgs, io: HookIO, services: HookServices | undefined
     const config = yield* loadConfig(flags, io.env)
     // Each event loads only its own code: the prompt hook never loads consolidation or the model.
     switch (args.event) {
+      case "session-start": {
+        const { runSessionStart } = yield* Effect.promise(() => import("./wiring.js"))
+        const out = yield* runSessionStart(config, payload)
+        if (out !== null) io.stdout(out + "\n")
+        return
+      }
       case "prompt": {
         const { runPrompt } = yield* Effect.promise(() => import("./wiring.js"))
         const out = yield* runPrompt(config, payload, { k: args.k ?? DEFAULT_K, semantic: args.semantic ?? false }, services, io.stderr)

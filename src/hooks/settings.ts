@@ -6,6 +6,7 @@ const hook = (command: string, timeout: number) => [{ hooks: [{ type: "command",
 /** The block to merge into Claude Code's settings.json (its `hooks` format). */
 export const settingsBlock = (command: string) => ({
   hooks: {
+    SessionStart: hook(`${command} hook session-start`, 20),
     UserPromptSubmit: hook(`${command} hook prompt`, 20),
     Stop: hook(`${command} hook stop`, 20),
     SessionEnd: hook(`${command} hook session-end`, 60)

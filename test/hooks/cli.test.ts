@@ -93,6 +93,7 @@ describe("awhm hook (edge cases)", () => {
     expect(found.stderr).toBe("")
     expect(JSON.parse(found.stdout)).toEqual({
       hooks: {
+        SessionStart: [{ hooks: [{ type: "command", command: `${bin}/awhm hook session-start`, timeout: 20 }] }],
         UserPromptSubmit: [{ hooks: [{ type: "command", command: `${bin}/awhm hook prompt`, timeout: 20 }] }],
         Stop: [{ hooks: [{ type: "command", command: `${bin}/awhm hook stop`, timeout: 20 }] }],
         SessionEnd: [{ hooks: [{ type: "command", command: `${bin}/awhm hook session-end`, timeout: 60 }] }]
@@ -108,7 +109,7 @@ describe("awhm hook (edge cases)", () => {
     expect(await runAwhm(["hook", "nonsense"], { dataDir: dir, input: payload })).toEqual({
       code: 0,
       stdout: "",
-      stderr: "awhm hook error: unknown hook 'nonsense' (expected one of: prompt, stop, session-end, settings, serve, shutdown)\n"
+      stderr: "awhm hook error: unknown hook 'nonsense' (expected one of: session-start, prompt, stop, session-end, settings, serve, shutdown)\n"
     })
     const badK = await runAwhm(["hook", "prompt", "-k", "many"], { dataDir: dir, input: payload })
     expect(badK).toMatchObject({ code: 0, stderr: "awhm hook error: -k expects a whole number >= 1, got 'many'\n" })
@@ -158,9 +159,9 @@ describe("awhm hook (edge cases)", () => {
     ])
   })
 
-  it("--help goes through the full CLI and lists the four hooks", async () => {
+  it("--help goes through the full CLI and lists the hooks", async () => {
     const r = await runAwhm(["hook", "--help"])
     expect(r.code).toBe(0)
-    for (const event of ["prompt", "stop", "session-end", "settings"]) expect(r.stdout).toContain(event)
+    for (const event of ["session-start", "prompt", "stop", "session-end", "settings"]) expect(r.stdout).toContain(event)
   })
 })
