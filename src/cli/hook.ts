@@ -48,9 +48,17 @@ const stop = Command.make("stop", { dataDir: dataDirOption }, (o) =>
   run({ event: "stop", dataDir: dataDir(o.dataDir) })
 ).pipe(Command.withDescription("Stop: log the assistant's reply (once, even if Claude Code fires twice)"))
 
-const sessionEnd = Command.make("session-end", { stage2, dataDir: dataDirOption }, (o) =>
-  run({ event: "session-end", stage2: o.stage2, dataDir: dataDir(o.dataDir) })
-).pipe(Command.withDescription("SessionEnd: consolidate the session into long-term memory, then clear its WAL"))
+const wait = Options.boolean("wait").pipe(
+  Options.withDescription("Consolidate before returning (by default a detached process does it and the hook returns at once)")
+)
+
+const sessionEnd = Command.make("session-end", { stage2, wait, dataDir: dataDirOption }, (o) =>
+  run({ event: "session-end", stage2: o.stage2, wait: o.wait, dataDir: dataDir(o.dataDir) })
+).pipe(
+  Command.withDescription(
+    "SessionEnd: consolidate the session into long-term memory, then clear its WAL; the outcome is a line of <data-dir>/meta/session_end.log"
+  )
+)
 
 const settings = Command.make("settings", { command }, (o) =>
   run({ event: "settings", command: Option.getOrNull(o.command) })

@@ -1,5 +1,6 @@
-import { Data, Effect, Option, Schema } from "effect"
+import { Data, Effect } from "effect"
 import type { AwhmConfigShape } from "../domain/Config.js"
+import { PAYLOAD_ERROR, payloadObject } from "./payloadJson.js"
 import { projectDir } from "./project.js"
 
 /** Stdin was not a JSON object (Claude Code always sends one). */
@@ -20,10 +21,6 @@ export interface HookPayload {
   readonly project: string | null
 }
 
-const decodeObject = Schema.decodeUnknownOption(
-  Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
-)
-
 const str = (value: unknown): string | null =>
   typeof value === "string" ? value : typeof value === "number" ? String(value) : null
 
@@ -32,12 +29,9 @@ const str = (value: unknown): string | null =>
  * `env` is the hook's environment: Claude Code's project directory and session id come from there too.
  */
 export const parsePayload = (text: string, env: NodeJS.ProcessEnv = {}): Effect.Effect<HookPayload | null, HookInputError> => {
-  if (text.trim() === "") return Effect.succeed(null)
-  const decoded = decodeObject(text)
-  if (Option.isNone(decoded)) {
-    return Effect.fail(new HookInputError({ message: "stdin is not a JSON object (expected Claude Code's hook payload)" }))
-  }
-  const o = decoded.value
+  const o = payloadObject(text)
+  if (o === null) return Effect.succeed(null)
+  if (o === "invalid") return Effect.fail(new HookInputError({ message: PAYLOAD_ERROR }))
   const cwd = str(o.cwd)
   return Effect.succeed({
     sessionId: str(o.session_id) || env.CLAUDE_CODE_SESSION_ID || null,

@@ -54,9 +54,8 @@ const runEvent = (args: HookArgs, io: HookIO, services: HookServices | undefined
         return
       }
       case "session-end": {
-        const { runSessionEnd } = yield* Effect.promise(() => import("./sessionEndWiring.js"))
-        const created = yield* runSessionEnd(config, payload)
-        io.stderr(`awhm: consolidated ${created} new memor${created === 1 ? "y" : "ies"}\n`)
+        const { memories, runSessionEnd } = yield* Effect.promise(() => import("./sessionEndWiring.js"))
+        io.stderr(`awhm: consolidated ${memories(yield* runSessionEnd(config, payload))}\n`)
         return
       }
     }
