@@ -2,6 +2,7 @@ import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import type { HookArgs } from "../hooks/argv.js"
 import { dataDirOption } from "./common.js"
+import { installCommandCli, uninstallCommandCli } from "./hookInstall.js"
 
 // The bin runs `awhm hook <event>` through a fast path (src/hooks/main.ts) that skips this
 // command tree; it is here for `--help` and for anyone calling the CLI programmatically.
@@ -86,5 +87,5 @@ export const hookCommand = Command.make("hook").pipe(
   Command.withDescription(
     "Claude Code hooks: read the hook's JSON payload on stdin and answer as Claude Code expects. Always exit 0; problems go to stderr. AWHM_HOOK_ACTIVE=1 turns them off."
   ),
-  Command.withSubcommands([sessionStart, prompt, stop, sessionEnd, settings, serve, shutdown])
+  Command.withSubcommands([sessionStart, prompt, stop, sessionEnd, settings, installCommandCli, uninstallCommandCli, serve, shutdown])
 )
