@@ -125,7 +125,7 @@ const modelCheck = (config: AwhmConfigShape) =>
     if (config.embedder !== "transformers") return { name: "model", ok: true, detail: `embedder ${config.embedder}: no model to load` } satisfies Check
     const loaded = yield* Effect.either(Effect.flatMap(Embedder, (e) => e.embed(["awhm doctor"])).pipe(Effect.provide(embedderLayer(config))))
     return Either.isLeft(loaded)
-      ? ({ name: "model", ok: false, detail: `${config.modelId} does not load: ${errorLine(loaded.left)} (awhm runs lexical-only meanwhile)`, fix: "run `npm run setup:model` in awhm's folder, or point AWHM_MODEL_DIR at a local copy of the model" } satisfies Check)
+      ? ({ name: "model", ok: false, detail: `${config.modelId} does not load: ${errorLine(loaded.left)} (awhm runs lexical-only meanwhile)`, fix: "run `awhm model install`, or point AWHM_MODEL_DIR at a local copy of the model" } satisfies Check)
       : ({ name: "model", ok: true, detail: `${config.modelId} loads (${loaded.right[0]?.length ?? 0} dimensions)` } satisfies Check)
   })
 

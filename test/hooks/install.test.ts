@@ -167,8 +167,8 @@ describe("awhm doctor", () => {
     expect(noModel.checks.find((c) => c.name === "model")).toEqual({
       name: "model",
       ok: false,
-      detail: `Xenova/all-MiniLM-L6-v2 does not load: embedding model Xenova/all-MiniLM-L6-v2 could not be loaded: no model at ${path.join(dir, "no-model")} (missing config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx); point AWHM_MODEL_DIR (or model_dir) at a copy of Xenova/all-MiniLM-L6-v2 (awhm runs lexical-only meanwhile)`,
-      fix: "run `npm run setup:model` in awhm's folder, or point AWHM_MODEL_DIR at a local copy of the model"
+      detail: `Xenova/all-MiniLM-L6-v2 does not load: embedding model Xenova/all-MiniLM-L6-v2 could not be loaded: no model at ${path.join(dir, "no-model")} (missing config.json, tokenizer.json, tokenizer_config.json, onnx/model.onnx); run \`awhm model install\` (or point AWHM_MODEL_DIR at a copy of Xenova/all-MiniLM-L6-v2) (awhm runs lexical-only meanwhile)`,
+      fix: "run `awhm model install`, or point AWHM_MODEL_DIR at a local copy of the model"
     })
     const well = await doctor()
     expect(well.code).toBe(0)
