@@ -14,6 +14,8 @@ export const writeSyncedTempSync = (dir: string, stem: string, data: string | Ui
   const tmp = path.join(dir, `.${stem}.${process.pid}.${Date.now()}.${counter++}.tmp`)
   const fd = fs.openSync(tmp, "wx", mode ?? 0o600)
   try {
+    // Exactly this mode, whatever the umask (the file it replaces had it).
+    if (mode !== undefined) fs.fchmodSync(fd, mode)
     fs.writeFileSync(fd, data)
     fs.fsyncSync(fd)
   } catch (e) {

@@ -110,6 +110,32 @@ describe("awhm hook install / uninstall", () => {
     expect(p.stdout).toBe(`awhm: added SessionStart, UserPromptSubmit, Stop, SessionEnd in ${path.join(repo, ".claude", "settings.json")} (a new file)\n`)
   })
 
+  it("Claude Code's folders are taken as they are: a group-writable project keeps its modes, a new file is readable by all", async () => {
+    const { dir, env } = setup()
+    const project = (name: string) => {
+      const repo = path.join(dir, name)
+      fs.mkdirSync(repo, { mode: 0o775 })
+      fs.chmodSync(repo, 0o775)
+      execFileSync("git", ["init", "-q", repo])
+      return { repo, folder: path.join(repo, ".claude"), file: path.join(repo, ".claude", "settings.json") }
+    }
+    const mode = (p: string) => fs.statSync(p).mode & 0o777
+
+    const shared = project("shared")
+    fs.mkdirSync(shared.folder)
+    fs.chmodSync(shared.folder, 0o775)
+    fs.writeFileSync(shared.file, JSON.stringify({ model: "sonnet" }))
+    fs.chmodSync(shared.file, 0o664)
+    const r = await runAwhm(["hook", "install", "--project", "--command", BIN], { env, cwd: shared.repo })
+    expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 0, stderr: "" })
+    expect(JSON.parse(fs.readFileSync(shared.file, "utf8")).model).toBe("sonnet")
+    expect([mode(shared.repo), mode(shared.folder), mode(shared.file)]).toEqual([0o775, 0o775, 0o664])
+
+    const fresh = project("fresh")
+    expect((await runAwhm(["hook", "install", "--project", "--command", BIN], { env, cwd: fresh.repo })).code).toBe(0)
+    expect(mode(fresh.file)).toBe(0o644)
+  })
+
   it("an invalid or foreign-shaped settings file is left alone: one line, exit 1", async () => {
     const { file, env } = setup()
     const broken = '{\n  "permissions": { "allow": ["Bash(ls)"], },\n  "env": { "SECRET_TOKEN": "sk-do-not-print" }\n}\n'

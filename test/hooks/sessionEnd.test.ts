@@ -54,5 +54,26 @@ describe("awhm hook session-end", () => {
       stderr: "awhm: consolidated 2 new memories\n"
     })
     expect(await logLines(t.dir, 1)).toEqual(["claude-w consolidated 2 new memories"])
+    expect([fs.statSync(dataPaths(t.dir).meta).mode & 0o777, fs.statSync(dataPaths(t.dir).sessionEndLog).mode & 0o777]).toEqual([0o700, 0o600])
+  })
+
+  it("a symbolic link planted as the outcome log is not followed: the consolidation is done, the link's target untouched", async () => {
+    const t = makeTempDir("awhm-end-")
+    temps.push(t.cleanup)
+    const dir = path.join(t.dir, "data")
+    const input = JSON.stringify({ session_id: "l", cwd: SHOP, prompt: "My name is Alice." })
+    expect((await runAwhm(["hook", "prompt"], { dataDir: dir, input })).code).toBe(0)
+    const target = path.join(t.dir, "elsewhere.txt")
+    fs.writeFileSync(target, "")
+    fs.mkdirSync(dataPaths(dir).meta, { recursive: true, mode: 0o700 })
+    fs.symlinkSync(target, dataPaths(dir).sessionEndLog)
+    expect(await runAwhm(["hook", "session-end", "--wait"], { dataDir: dir, input })).toEqual({
+      code: 0,
+      stdout: "",
+      stderr: "awhm: consolidated 2 new memories\n"
+    })
+    expect(fs.readFileSync(target, "utf8")).toBe("")
+    expect(fs.lstatSync(dataPaths(dir).sessionEndLog).isSymbolicLink()).toBe(true)
+    expect(await nodeCount(dir)).toBe(2)
   })
 })
