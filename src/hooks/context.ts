@@ -3,6 +3,8 @@ import type { RetrievalResult } from "../domain/Result.js"
 import { normalizeText } from "../text/canonical.js"
 
 export const CONTEXT_HEADER = "Relevant memories from previous sessions (from awhm):"
+/** The session-start profile's header: what is known, not what matches a prompt. */
+export const PROFILE_HEADER = "Memories from previous sessions (from awhm), newest first:"
 
 /** A cut item shorter than this is noise: it is dropped instead. */
 const MIN_ITEM_CHARS = 24
@@ -46,10 +48,10 @@ export const withoutEcho = (
  * relevant first, never longer than `maxChars` (the last item that does not fit is cut cleanly).
  * Null when there is nothing to say.
  */
-export const formatContext = (contents: ReadonlyArray<string>, maxChars: number): string | null => {
+export const formatContext = (contents: ReadonlyArray<string>, maxChars: number, header: string = CONTEXT_HEADER): string | null => {
   const lines: Array<string> = []
   const seen = new Set<string>()
-  let used = CONTEXT_HEADER.length
+  let used = header.length
   for (const raw of contents) {
     const content = oneLine(raw)
     const key = normalizeText(content)
@@ -65,9 +67,12 @@ export const formatContext = (contents: ReadonlyArray<string>, maxChars: number)
     if (room >= MIN_ITEM_CHARS) lines.push("- " + truncateClean(content, room))
     break
   }
-  return lines.length === 0 ? null : [CONTEXT_HEADER, ...lines].join("\n")
+  return lines.length === 0 ? null : [header, ...lines].join("\n")
 }
 
+/** The JSON Claude Code expects from a UserPromptSubmit or SessionStart hook that adds context. */
+export const contextHookOutput = (hookEventName: "UserPromptSubmit" | "SessionStart", additionalContext: string): string =>
+  JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext } })
+
 /** The JSON Claude Code expects from a UserPromptSubmit hook that adds context. */
-export const promptHookOutput = (additionalContext: string): string =>
-  JSON.stringify({ hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext } })
+export const promptHookOutput = (additionalContext: string): string => contextHookOutput("UserPromptSubmit", additionalContext)
