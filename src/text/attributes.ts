@@ -115,7 +115,7 @@ const contentWord = (w: string): boolean =>
   w.length > 1 && !FUNCTION_WORDS.has(w) && !/^\d/.test(w) && (!w.endsWith("ly") || FREQUENCY.test(w))
 
 // A clause break between two positions: punctuation that ends a phrase.
-const BREAK = /[.;:!?()\[\]{}"“”]|,\s|\s[-–—]\s|\n/
+const BREAK = /[.;:!?()[\]{}"“”]|,\s|\s[-–—]\s|\n/
 
 /** Up to three content words right after the value (its unit-like noun: "$700 budget ceiling", "90% accuracy"). */
 const wordsAfter = (text: string, tokens: ReadonlyArray<Token>, end: number): Array<Token> => {
@@ -148,7 +148,7 @@ const wordsBefore = (text: string, tokens: ReadonlyArray<Token>, start: number):
     if (t.end > start) continue
     const between = text.slice(t.end, next)
     // A phrase break ends the attribute once it has begun; before that, only a comma may be crossed.
-    if (out.length > 0 ? BREAK.test(between) : /[.;:!?()\[\]{}\n]/.test(between)) break
+    if (out.length > 0 ? BREAK.test(between) : /[.;:!?()[\]{}\n]/.test(between)) break
     if (/\d/.test(between) || /\d\s?$/.test(text.slice(Math.max(0, t.start - 2), t.start))) break
     next = t.start
     if (contentWord(t.text) && !(out.length === 0 && PARTICIPLE.test(t.text))) {
