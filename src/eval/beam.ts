@@ -10,6 +10,7 @@ import { AwhmLive } from "../layers/Main.js"
 import { makeRetrieverLayer } from "../layers/RetrieverLive.js"
 import { Stage2Mock } from "../layers/Stage2Mock.js"
 import { refKey } from "../layers/retriever/rank.js"
+import type { RetrieverOptions } from "../layers/retriever/service.js"
 import { consolidateSession } from "../programs/consolidate.js"
 import { LexicalIndex } from "../search/LexicalIndex.js"
 import { Embedder, type EmbedderShape } from "../services/Embedder.js"
@@ -37,6 +38,8 @@ export interface BeamEvalOptions {
   readonly limit?: number
   readonly lexicalOnly?: boolean
   readonly onProgress?: (done: number, total: number) => void
+  /** Passed to the retriever (ablations). */
+  readonly retriever?: RetrieverOptions
 }
 
 /** How one ranking did on one question. */
@@ -245,7 +248,7 @@ export const runBeamEval = Effect.fn("runBeamEval")(function* (dir: string, conf
             stage2Client: Stage2Mock(() => {
               throw new Error("the BEAM replay makes no LLM calls")
             }),
-            retriever: makeRetrieverLayer({ warn: () => {} })
+            retriever: makeRetrieverLayer({ warn: () => {}, ...options.retriever })
           }
         )
         return yield* replayChat(chat, options).pipe(Effect.provide(layer), Effect.scoped)
