@@ -68,7 +68,7 @@ const MEASURE_UNITS =
 // One pattern per kind, tried in this order at each position.
 const VALUE_PATTERNS: ReadonlyArray<readonly [ValueKind, RegExp]> = [
   ["date", new RegExp(`\\b${MONTH}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?(?:,?\\s+\\d{4})?\\b|\\b\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH}(?:,?\\s+\\d{4})?\\b|\\b\\d{4}-\\d{2}-\\d{2}\\b`, "iy")],
-  ["money", /(?:[$€£]\s?|\b(?:usd|cad|eur|gbp|aud)\s?)\d[\d,]*(?:\.\d+)?(?:\s?(?:k|m|million|billion)\b)?(?:\s?(?:usd|cad|eur|gbp|aud)\b)?|\b\d[\d,]*(?:\.\d+)?\s?(?:dollars|euros|bucks)\b/iy],
+  ["money", /(?:[$€£]\s?|\b(?:usd|cad|eur|gbp|aud)\s?)\d[\d,]*(?:\.\d+)?(?![\d^_{}\\])(?:\s?(?:k|m|million|billion)\b)?(?:\s?(?:usd|cad|eur|gbp|aud)\b)?|\b\d[\d,]*(?:\.\d+)?\s?(?:dollars|euros|bucks)\b/iy],
   ["percent", /\b\d+(?:\.\d+)?\s?(?:%|percent\b)/iy],
   ["version", /\bv\d+(?:\.\d+)+\b|\b\d+\.\d+\.\d+\b/iy],
   ["time", /\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)(?![a-z])/iy],
@@ -207,7 +207,7 @@ const LINK = /^[\s,]*(?:which|that)?\s*(?:(?:is|are|was|were|has|have|had|been|b
 // Before a value that comes first: a possessive or article ("my $700 budget", "a 5-page guide", "the 90% accuracy").
 const POSSESSIVE_BEFORE = /\b(?:my|our|his|her|their|its|the|new|current|[\p{L}]+['’]s)\s+(?:new\s+|current\s+|updated\s+|total\s+|monthly\s+|weekly\s+|annual\s+|daily\s+)?$/iu
 // Counts that say what something has: "has reached 165 commits", "I have 28 people coming".
-const HAVE_BEFORE = /\b(?:has|have|had|now|reached|hit|totals?|with|up to|down to|increased to|decreased to|grown to|dropped to)\s+(?:now\s+|reached\s+|about\s+|around\s+|nearly\s+|over\s+)?$/i
+const HAVE_BEFORE = /\b(?:has|have|had|now|reached|hit|totals?|up to|down to|increased to|decreased to|grown to|dropped to)\s+(?:now\s+|reached\s+|about\s+|around\s+|nearly\s+|over\s+)?$/i
 
 const HOLDER = /\b([A-Z][a-z]+)'s\s+$|\bthe\s+([a-z]+)'s\s+$/
 
@@ -326,19 +326,29 @@ const overlap = (a: Set<string>, b: Set<string>): number => {
   return shared / Math.min(a.size, b.size)
 }
 
-/** Context overlap from which two statements of one attribute are about the same thing. */
+/** Context overlap from which two statements of one attribute are about the same thing, with an update cue. */
 export const CONTEXT_OVERLAP = 0.34
+/** ... and without one. */
+export const CONTEXT_OVERLAP_NO_CUE = 0.6
+
+// A value someone aims for is not the attribute's value ("reduce it to under 200ms", "my goal is 95%").
+// Nor is one supposed ("if I have a formula with 3 connectives", "what if it were $80").
+const GOAL = /\b(?:goals?|targets?|aim(?:ing)?|want(?:ing)?|hop(?:e|ing)|plan(?:ning)?|trying|reduce|reach|under|below|above|at least|at most|up to|over|more than|less than|if|suppose|assume|say|example|e\.g)\b[^.;!?]{0,60}$/i
+
+/** Whether the value is one someone aims for, not one that holds. */
+export const isGoal = (m: AttributeMention, text: string): boolean => GOAL.test(text.slice(Math.max(0, m.start - 60), m.start))
 
 /**
  * Whether `later` (said in `laterText`) updates `earlier` (said in `earlierText`): one slot, different
- * values, the later value stated as the attribute's, and evidence that both speak of the same thing:
- * the rest of what they say overlaps, or the later one carries an update cue after a stated earlier value.
+ * values, both stated as the attribute's (not aimed for), and evidence that both speak of the same thing:
+ * the rest of what they say overlaps well, or overlaps and the later one carries an update cue.
  */
 export const updates = (earlier: AttributeMention, earlierText: string, later: AttributeMention, laterText: string): boolean => {
-  if (!isSlot(later) || !sameAttribute(earlier, later) || earlier.value === later.value) return false
+  if (!isSlot(later) || !isSlot(earlier) || !sameAttribute(earlier, later) || earlier.value === later.value) return false
+  if (isGoal(earlier, earlierText) || isGoal(later, laterText)) return false
   const a = contextWords(earlierText, earlier)
   const b = contextWords(laterText, later)
   // Nothing said besides the slot and its value ("My monthly book budget is $50."): the same context.
   const same = a.size === 0 && b.size === 0 ? 1 : overlap(a, b)
-  return same >= CONTEXT_OVERLAP || (later.cue && earlier.stated)
+  return same >= CONTEXT_OVERLAP_NO_CUE || (later.cue && same >= CONTEXT_OVERLAP)
 }
