@@ -74,7 +74,8 @@ const VALUE_PATTERNS: ReadonlyArray<readonly [ValueKind, RegExp]> = [
   ["time", /\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)(?![a-z])/iy],
   ["score", /\b\d+\s?\/\s?\d+\b(?!\s?(?:\d|[a-z]))/iy],
   ["quantity", new RegExp(`\\b\\d[\\d,]*(?:\\.\\d+)?\\s?(?:${MEASURE_UNITS})(?![a-z0-9])`, "iy")],
-  ["count", /\b(?:\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred)(?:-[a-z]+)?(?=\s+[a-z])/iy]
+  // A year ("2024 Q1") counts nothing.
+  ["count", /\b(?!(?:19|20)\d{2}\b)(?:\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred)(?:-[a-z]+)?(?=\s+[a-z])/iy]
 ]
 
 const NUMBER_WORDS: Record<string, string> = {
@@ -346,6 +347,8 @@ export const isGoal = (m: AttributeMention, text: string): boolean => GOAL.test(
 export const updates = (earlier: AttributeMention, earlierText: string, later: AttributeMention, laterText: string): boolean => {
   if (!isSlot(later) || !isSlot(earlier) || !sameAttribute(earlier, later) || earlier.value === later.value) return false
   if (isGoal(earlier, earlierText) || isGoal(later, laterText)) return false
+  // Most dates and times mark events ("met Jessica at 2 PM"): one replaces another only when said to ("moved to").
+  if ((later.kind === "date" || later.kind === "time") && !later.cue) return false
   const a = contextWords(earlierText, earlier)
   const b = contextWords(laterText, later)
   // Nothing said besides the slot and its value ("My monthly book budget is $50."): the same context.
