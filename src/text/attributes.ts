@@ -328,7 +328,7 @@ const overlap = (a: Set<string>, b: Set<string>): number => {
 }
 
 /** Context overlap from which two statements of one attribute are about the same thing, with an update cue. */
-export const CONTEXT_OVERLAP = 0.34
+export const CONTEXT_OVERLAP = 0.3
 /** ... and without one. */
 export const CONTEXT_OVERLAP_NO_CUE = 0.6
 
