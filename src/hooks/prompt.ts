@@ -5,7 +5,7 @@ import { AppConfig } from "../services/AppConfig.js"
 import { RawLog } from "../services/RawLog.js"
 import { Retriever } from "../services/Retriever.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
-import { formatContext, promptHookOutput, withoutEcho } from "./context.js"
+import { formatContext, memoryLine, promptHookOutput, withoutEcho } from "./context.js"
 import { claudeSessionId, type HookPayload, payloadScope, scopeMetadata } from "./payload.js"
 
 export interface PromptHookOptions {
@@ -49,7 +49,7 @@ export const recallFor = Effect.fn("hookPrompt.recall")(function* (logged: Logge
     exclude: [logged.ref]
   })
   const context = formatContext(
-    withoutEcho(results, logged.prompt, logged.ref).map((r) => r.content),
+    withoutEcho(results, logged.prompt, logged.ref).map(memoryLine),
     config.hookContextChars
   )
   return context === null ? null : promptHookOutput(context)
