@@ -53,7 +53,7 @@ export const evalCommand = Command.make(
       if (limit !== undefined && limit < 1) return yield* new InvalidInput({ message: "--limit must be at least 1" })
       const format = o.longmemeval ? "longmemeval" : Option.getOrElse(o.format, () => "native" as const)
       if (Option.isNone(o.corpus) && (Option.isSome(o.format) || o.longmemeval)) {
-        return yield* new InvalidInput({ message: "--format needs --corpus FILE (a folder for beam)" })
+        return yield* new InvalidInput({ message: format === "beam" ? "--format beam needs --corpus DIR (a folder of BEAM chats)" : "--format needs --corpus FILE" })
       }
       const outcome = yield* runEval({
         flags: flagMap(o.dataDir),
