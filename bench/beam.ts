@@ -1,5 +1,5 @@
 // BEAM 500K (knowledge updates, contradictions and the other abilities) through `awhm eval --format beam`,
-// beside a plain BM25 over the raw turns. Zero LLM calls. Reads /work/shared/data/beam/500K in place
+// beside a plain BM25 over the raw turns. Zero LLM calls. Reads ../shared/data/beam/500K beside the repo in place
 // (AWHM_BEAM_DIR overrides; never copied). BEAM_CHATS=n replays only the first n chats; BEAM_REAL=1 adds
 // the real model (AWHM_MODEL_DIR or ./.cache/models/all-MiniLM-L6-v2), which embeds every message once.
 import { existsSync } from "node:fs"
@@ -11,7 +11,7 @@ import { type BeamReport, runBeamEval } from "../src/eval/beam.js"
 import { loadConfig } from "../src/layers/ConfigLive.js"
 import { embedderLayer } from "../src/layers/Main.js"
 
-const BEAM = process.env["AWHM_BEAM_DIR"] ?? "/work/shared/data/beam/500K"
+const BEAM = process.env["AWHM_BEAM_DIR"] ?? `${process.cwd()}/../shared/data/beam/500K`
 const CHATS = process.env["BEAM_CHATS"] !== undefined ? Number(process.env["BEAM_CHATS"]) : undefined
 const modelDir = () => process.env["AWHM_MODEL_DIR"] ?? join(process.cwd(), ".cache", "models", "all-MiniLM-L6-v2")
 

@@ -1,4 +1,4 @@
-// The BEAM chats format (/work/shared/data/beam/README.md): a folder per chat holding chat.json (batches of
+// The BEAM chats format (the data README, shared/data/beam/README.md): a folder per chat holding chat.json (batches of
 // turns of messages with BEAM ids, one date per batch) and probing_questions.json (questions per ability,
 // each citing the BEAM ids of its source messages). Read in place, never copied.
 import * as fs from "node:fs"
