@@ -43,6 +43,21 @@ export const withoutEcho = (
   )
 }
 
+const day = (iso: string) => iso.slice(0, 10)
+
+/**
+ * A memory as the prompt hook shows it: its text, and in a few words what newer-wins found about it
+ * ("(updated 2024-03-20; before: 150)", "(superseded on 2024-03-20)", "(conflicts with what was said on …)").
+ */
+export const memoryLine = (r: RetrievalResult): string => {
+  const notes: Array<string> = []
+  if (r.updated !== undefined) notes.push(`updated ${day(r.updated.at)}; before: ${r.updated.before}`)
+  if (r.supersededBy !== undefined) notes.push(`superseded on ${day(r.supersededBy.at)}`)
+  if (r.conflictsWith !== undefined) notes.push(`conflicts with what was said${r.conflictsWith.at !== null ? ` on ${day(r.conflictsWith.at)}` : ""}`)
+  const text = oneLine(r.content)
+  return notes.length === 0 ? text : `${text} (${notes.join("; ")})`
+}
+
 /**
  * The additionalContext injected before the prompt: the header and one "- " line per memory, most
  * relevant first, never longer than `maxChars` (the last item that does not fit is cut cleanly).

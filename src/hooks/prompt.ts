@@ -7,7 +7,7 @@ import { RawLog } from "../services/RawLog.js"
 import { Retriever } from "../services/Retriever.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
 import { isOnlyAsking } from "../text/questions.js"
-import { formatContext, promptHookOutput, withoutEcho } from "./context.js"
+import { formatContext, memoryLine, promptHookOutput, withoutEcho } from "./context.js"
 import { claudeSessionId, type HookPayload, payloadScope, scopeMetadata } from "./payload.js"
 
 export interface PromptHookOptions {
@@ -55,7 +55,7 @@ export const recallFor = Effect.fn("hookPrompt.recall")(function* (logged: Logge
   })
   const memories = withoutEcho(results, logged.prompt, logged.ref).filter((r) => !isOnlyAsking(r.content))
   const context = formatContext(
-    memories.slice(0, options.k).map((r) => r.content),
+    memories.slice(0, options.k).map(memoryLine),
     config.hookContextChars
   )
   return context === null ? null : promptHookOutput(context)

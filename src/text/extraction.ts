@@ -2,6 +2,7 @@ import type { BufferEntryType } from "../domain/BufferEntry.js"
 import type { Candidate } from "../domain/Candidate.js"
 import type { RawLogEntry, SourceRef } from "../domain/Message.js"
 import type { NodeType } from "../domain/Node.js"
+import { attributeMentions, isSlot } from "./attributes.js"
 import { matchMessage } from "./bufferPatterns.js"
 import { isCorrection, statementKey } from "./canonical.js"
 import { type DateMention, extractDates, validityWindow } from "./dates.js"
@@ -21,10 +22,18 @@ const RULE_TYPES: Record<BufferEntryType, { readonly type: NodeType; readonly co
 }
 const ENTITY_CONFIDENCE = 0.75
 const EVENT_CONFIDENCE = 0.6
+const VALUE_CONFIDENCE = 0.7
 /** Longer statements are cut at a word boundary: a memory is a sentence, not a pasted file. */
 export const MAX_STATEMENT_CHARS = 1_000
 /** A dated sentence needs this many words to be an event worth remembering ("Yesterday." is not). */
 const MIN_EVENT_WORDS = 4
+
+/** Where fenced code blocks (```) are: pasted code states no values of the user's. */
+const codeSpans = (text: string): Array<readonly [number, number]> => {
+  const out: Array<readonly [number, number]> = []
+  for (const m of text.matchAll(/```[\s\S]*?(?:```|$)/g)) out.push([m.index, m.index + m[0].length])
+  return out
+}
 
 const cut = (text: string): string => {
   if (text.length <= MAX_STATEMENT_CHARS) return text
@@ -83,6 +92,7 @@ export const extractFromMessage = (entry: RawLogEntry, options: ExtractOptions):
     }
   }
   const dates = user ? extractDates(entry.content, new Date(timestamp)) : []
+  const code = codeSpans(entry.content)
   for (const sentence of splitSentences(entry.content)) {
     const own = datesIn(dates, sentence)
     const window = validityWindow(own)
@@ -95,6 +105,12 @@ export const extractFromMessage = (entry: RawLogEntry, options: ExtractOptions):
       const { type, confidence } = RULE_TYPES[m.type]
       out.push({ ...base, ...dated, content, type, confidence, isCorrection: m.type === "correction" || isCorrection(content) })
       matched = true
+    }
+    // A sentence no rule caught that states the value of an attribute ("the repo has now reached 165
+    // commits") is a statement of that slot: kept so a later value can supersede it (attributes.ts).
+    if (user && !matched && !code.some(([a, b]) => sentence.start >= a && sentence.start < b) && attributeMentions(sentence.text).some(isSlot)) {
+      out.push({ ...base, ...dated, content: cut(sentence.text), type: "semantic", confidence: VALUE_CONFIDENCE })
+      continue
     }
     // A dated sentence no rule caught is an event: kept so "when did ..." questions have an answer.
     if (user && !matched && own.length > 0 && !sentence.text.endsWith("?") && sentence.text.split(/\s+/).length >= MIN_EVENT_WORDS) {
