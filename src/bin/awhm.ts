@@ -6,7 +6,10 @@ import { runHook } from "./hookClient.js"
 const argv = process.argv
 const HELP = new Set(["--help", "-h", "--wizard", "--version", "--completions"])
 
-if (argv[2] === "hook" && argv.length > 3 && !argv.slice(3).some((a) => HELP.has(a))) {
+// Installing the hooks is an ordinary command: it may fail, with an exit code.
+const CLI_HOOK_COMMANDS = new Set(["install", "uninstall"])
+
+if (argv[2] === "hook" && argv.length > 3 && !CLI_HOOK_COMMANDS.has(argv[3]!) && !argv.slice(3).some((a) => HELP.has(a))) {
   void runHook(argv.slice(3))
 } else {
   void import("../cli/main.js").then((m) => m.runCli(argv))

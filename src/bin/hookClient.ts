@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process"
 import { buildId } from "../runtime/buildId.js"
-import { askHookServer, awhmEnv, hookSocketPath, MAX_REQUEST_BYTES, privateSocketDir } from "../store/hookSocket.js"
+import { askHookServer, hookEnv, hookSocketPath, MAX_REQUEST_BYTES, privateSocketDir } from "../store/hookSocket.js"
 import { resolveDataDir } from "../store/paths.js"
 import { readProcessStdin } from "../runtime/stdin.js"
 import { parseHookArgv } from "../hooks/argv.js"
+import { PAYLOAD_ERROR, payloadObject } from "../hooks/payloadJson.js"
 import { runHookInProcess } from "./hookBundle.js"
 
 // `awhm hook prompt|stop` on every turn of an agent: ask the data dir's hook server, which has the graph
@@ -37,9 +38,54 @@ const startServer = (dataDir: string) => {
   }
 }
 
+/**
+ * Session end: `/clear` and `/exit` wait for this hook, and consolidation takes seconds. So the payload goes
+ * to `awhm hook session-end --wait` in a process of its own, detached from Claude Code's, and the hook
+ * returns. False when that process could not be started (the caller then consolidates itself).
+ */
+const handOffSessionEnd = async (args: ReadonlyArray<string>, stdin: string): Promise<boolean> => {
+  const bin = process.argv[1]
+  if (bin === undefined) return false
+  try {
+    const child = spawn(process.execPath, [bin, "hook", ...args, "--wait"], {
+      detached: true,
+      stdio: ["pipe", "ignore", "ignore"],
+      cwd: "/",
+      env: process.env
+    })
+    const started = await new Promise<boolean>((resolve) => {
+      child.once("spawn", () => resolve(true))
+      child.once("error", () => resolve(false))
+    })
+    if (!started) return false
+    // The payload is small: once written to the pipe it is the child's, whatever becomes of this process.
+    await new Promise<void>((resolve) => {
+      child.stdin!.on("error", () => resolve())
+      child.stdin!.end(stdin, () => resolve())
+    })
+    child.unref()
+    debug("handed session-end to a detached process")
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** Runs `awhm hook <args>` (the arguments after `hook`), through the hook server when it can. */
 export const runHook = async (args: ReadonlyArray<string>): Promise<void> => {
-  const { args: parsed } = parseHookArgv(args)
+  const { args: parsed, problems } = parseHookArgv(args)
+  if (parsed?.event === "session-end" && parsed.wait !== true && !process.env.AWHM_HOOK_ACTIVE) {
+    for (const problem of problems) process.stderr.write(`awhm hook error: ${problem}\n`)
+    const stdin = await readProcessStdin()
+    const payload = payloadObject(stdin)
+    if (payload === null) return
+    if (payload === "invalid") {
+      process.stderr.write(`awhm hook error: ${PAYLOAD_ERROR}\n`)
+      return
+    }
+    if (await handOffSessionEnd(args, stdin)) return
+    return runHookInProcess(args, stdin)
+  }
   const build = buildId
   const served =
     parsed !== null &&
@@ -53,7 +99,7 @@ export const runHook = async (args: ReadonlyArray<string>): Promise<void> => {
   // A payload the server would refuse is run here (where an over-long prompt is stored cut).
   const reply =
     privateSocketDir(dataDir) && Buffer.byteLength(stdin) < MAX_REQUEST_BYTES - 64 * 1024
-      ? await askHookServer(dataDir, socketPath, { argv: args, env: awhmEnv(process.env), stdin }, REPLY_TIMEOUT_MS)
+      ? await askHookServer(dataDir, socketPath, { argv: args, env: hookEnv(process.env), stdin }, REPLY_TIMEOUT_MS)
       : "unavailable"
   if (reply === "unproven") {
     process.stderr.write(`awhm hook: ${socketPath} did not prove it is this data dir's hook server; not using it\n`)

@@ -18,6 +18,7 @@ export const commandLoaders: ReadonlyArray<readonly [string, () => Promise<AnyCo
   ["delete", lazy(() => import("./delete.js").then((m) => m.deleteCommand))],
   ["snapshot", lazy(() => import("./snapshot.js").then((m) => m.snapshotCommand))],
   ["hook", lazy(() => import("./hook.js").then((m) => m.hookCommand))],
+  ["doctor", lazy(() => import("./doctor.js").then((m) => m.doctorCommand))],
   ["eval", lazy(() => import("./eval.js").then((m) => m.evalCommand))],
   ["mcp", lazy(() => import("./mcp.js").then((m) => m.mcpCommand))],
   ["model", lazy(() => import("./model.js").then((m) => m.modelCommand))],

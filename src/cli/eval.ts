@@ -8,7 +8,7 @@ const corpusOption = Options.text("corpus").pipe(
   Options.withDescription("Replay this corpus instead of the built-in benchmark"),
   Options.optional
 )
-const formatOption = Options.choice("format", ["native", "longmemeval", "locomo"]).pipe(
+const formatOption = Options.choice("format", ["native", "longmemeval", "locomo", "beam"]).pipe(
   Options.withDescription("Corpus format (default native)"),
   Options.optional
 )
@@ -16,7 +16,7 @@ const formatOption = Options.choice("format", ["native", "longmemeval", "locomo"
 const longMemEvalOption = Options.boolean("longmemeval").pipe(Options.withDescription("Same as --format longmemeval"))
 const kOption = Options.integer("k").pipe(Options.withDescription("Top-k for the metrics (default 5)"), Options.withDefault(5))
 const limitOption = Options.integer("limit").pipe(
-  Options.withDescription("Replay only the first N instances (LongMemEval, LoCoMo) or questions (native)"),
+  Options.withDescription("Replay only the first N instances (LongMemEval, LoCoMo), chats (BEAM) or questions (native)"),
   Options.optional
 )
 const noScopeOption = Options.boolean("no-session-scope").pipe(
@@ -25,6 +25,10 @@ const noScopeOption = Options.boolean("no-session-scope").pipe(
 
 const rawLogOption = Options.boolean("raw-log").pipe(
   Options.withDescription("Native/LongMemEval replay: search the raw log too, as a normal query does (the reference's replay did not)")
+)
+
+const lexicalOnlyOption = Options.boolean("lexical-only").pipe(
+  Options.withDescription("BEAM replay: ask the questions without embeddings (consolidation still uses the embedder)")
 )
 
 /** `awhm eval`: the built-in benchmark, or a corpus replay (native, LongMemEval, LoCoMo). */
@@ -39,7 +43,8 @@ export const evalCommand = Command.make(
     k: kOption,
     limit: limitOption,
     noSessionScope: noScopeOption,
-    rawLog: rawLogOption
+    rawLog: rawLogOption,
+    lexicalOnly: lexicalOnlyOption
   },
   (o) =>
     Effect.gen(function* () {
@@ -48,7 +53,7 @@ export const evalCommand = Command.make(
       if (limit !== undefined && limit < 1) return yield* new InvalidInput({ message: "--limit must be at least 1" })
       const format = o.longmemeval ? "longmemeval" : Option.getOrElse(o.format, () => "native" as const)
       if (Option.isNone(o.corpus) && (Option.isSome(o.format) || o.longmemeval)) {
-        return yield* new InvalidInput({ message: "--format needs --corpus FILE" })
+        return yield* new InvalidInput({ message: format === "beam" ? "--format beam needs --corpus DIR (a folder of BEAM chats)" : "--format needs --corpus FILE" })
       }
       const outcome = yield* runEval({
         flags: flagMap(o.dataDir),
@@ -57,7 +62,8 @@ export const evalCommand = Command.make(
         k: o.k,
         ...(limit !== undefined ? { limit } : {}),
         sessionScope: !o.noSessionScope,
-        rawLog: o.rawLog
+        rawLog: o.rawLog,
+        lexicalOnly: o.lexicalOnly
       })
       yield* output(o.json, outcome.report, () => outcome.summary)
     })

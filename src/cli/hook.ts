@@ -2,6 +2,7 @@ import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import type { HookArgs } from "../hooks/argv.js"
 import { dataDirOption } from "./common.js"
+import { installCommandCli, uninstallCommandCli } from "./hookInstall.js"
 
 // The bin runs `awhm hook <event>` through a fast path (src/hooks/main.ts) that skips this
 // command tree; it is here for `--help` and for anyone calling the CLI programmatically.
@@ -36,13 +37,29 @@ const prompt = Command.make("prompt", { k, semantic, dataDir: dataDirOption }, (
   )
 )
 
+const sessionStart = Command.make("session-start", { dataDir: dataDirOption }, (o) =>
+  run({ event: "session-start", dataDir: dataDir(o.dataDir) })
+).pipe(
+  Command.withDescription(
+    "SessionStart (startup, resume, /clear, compaction): print this project's current facts, preferences and policies, newest first, as Claude Code's additionalContext"
+  )
+)
+
 const stop = Command.make("stop", { dataDir: dataDirOption }, (o) =>
   run({ event: "stop", dataDir: dataDir(o.dataDir) })
 ).pipe(Command.withDescription("Stop: log the assistant's reply (once, even if Claude Code fires twice)"))
 
-const sessionEnd = Command.make("session-end", { stage2, dataDir: dataDirOption }, (o) =>
-  run({ event: "session-end", stage2: o.stage2, dataDir: dataDir(o.dataDir) })
-).pipe(Command.withDescription("SessionEnd: consolidate the session into long-term memory, then clear its WAL"))
+const wait = Options.boolean("wait").pipe(
+  Options.withDescription("Consolidate before returning (by default a detached process does it and the hook returns at once)")
+)
+
+const sessionEnd = Command.make("session-end", { stage2, wait, dataDir: dataDirOption }, (o) =>
+  run({ event: "session-end", stage2: o.stage2, wait: o.wait, dataDir: dataDir(o.dataDir) })
+).pipe(
+  Command.withDescription(
+    "SessionEnd: consolidate the session into long-term memory, then clear its WAL; the outcome is a line of <data-dir>/meta/session_end.log"
+  )
+)
 
 const settings = Command.make("settings", { command }, (o) =>
   run({ event: "settings", command: Option.getOrNull(o.command) })
@@ -65,10 +82,10 @@ const shutdown = Command.make("shutdown", { dataDir: dataDirOption }, (o) =>
   run({ event: "shutdown", dataDir: dataDir(o.dataDir) })
 ).pipe(Command.withDescription("Stop the data dir's hook server (the next prompt runs in-process and starts it again)"))
 
-/** `awhm hook prompt|stop|session-end|settings`: Claude Code hooks (payload JSON on stdin; always exit 0). */
+/** `awhm hook session-start|prompt|stop|session-end|settings`: Claude Code hooks (payload JSON on stdin; always exit 0). */
 export const hookCommand = Command.make("hook").pipe(
   Command.withDescription(
     "Claude Code hooks: read the hook's JSON payload on stdin and answer as Claude Code expects. Always exit 0; problems go to stderr. AWHM_HOOK_ACTIVE=1 turns them off."
   ),
-  Command.withSubcommands([prompt, stop, sessionEnd, settings, serve, shutdown])
+  Command.withSubcommands([sessionStart, prompt, stop, sessionEnd, settings, installCommandCli, uninstallCommandCli, serve, shutdown])
 )

@@ -16,6 +16,27 @@ export const Trace = Schema.Struct({
 })
 export type Trace = typeof Trace.Type
 
+/** A newer statement of the same value exists (newer wins at retrieval): when it was said, and where. */
+export const SupersededBy = Schema.Struct({
+  at: Schema.String,
+  sourceRefs: Schema.Array(SourceRef),
+  nodeId: Schema.optional(Schema.String)
+})
+
+/** The newest of several values among the results: when it was said, and the value before it. */
+export const Updated = Schema.Struct({
+  at: Schema.String,
+  before: Schema.String,
+  beforeAt: Schema.String
+})
+
+/** Another result says the opposite (a contradiction, not an update): both come back, flagged. */
+export const ConflictsWith = Schema.Struct({
+  at: Schema.NullOr(Schema.String),
+  sourceRefs: Schema.Array(SourceRef),
+  nodeId: Schema.optional(Schema.String)
+})
+
 /** One retrieved memory, as the CLI contract prints it. */
 export const RetrievalResult = Schema.Struct({
   content: Schema.String,
@@ -27,6 +48,9 @@ export const RetrievalResult = Schema.Struct({
   validFrom: Schema.optional(Schema.NullOr(Schema.String)),
   validTo: Schema.optional(Schema.NullOr(Schema.String)),
   sourceRefs: Schema.Array(SourceRef),
+  supersededBy: Schema.optional(SupersededBy),
+  updated: Schema.optional(Updated),
+  conflictsWith: Schema.optional(ConflictsWith),
   trace: Schema.optional(Trace)
 })
 export type RetrievalResult = typeof RetrievalResult.Type

@@ -29,6 +29,12 @@ export class NodeNotFound extends Schema.TaggedError<NodeNotFound>()("NodeNotFou
   message: Schema.String
 }) {}
 
+/** A Claude Code settings file awhm will not touch: not valid JSON, or not shaped as Claude Code's. */
+export class SettingsFileError extends Schema.TaggedError<SettingsFileError>()("SettingsFileError", {
+  path: Schema.String,
+  message: Schema.String
+}) {}
+
 /** Any error as one line for a person: its message's first line, else its tag, else its text. */
 export const errorLine = (error: unknown): string => {
   const text =

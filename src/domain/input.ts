@@ -1,6 +1,7 @@
 import { Effect } from "effect"
 import { InvalidInput } from "./errors.js"
 import { ROLES, type Role } from "./Message.js"
+import { withoutPrivate } from "./privateSpans.js"
 import { nowIso, parseTimestamp } from "./time.js"
 
 /** Checks a session id: any string but the empty one (file names are made safe by encodeSessionId). */
@@ -19,6 +20,31 @@ export const resolveTimestamp = (timestamp: string | undefined): Effect.Effect<s
       )
     : Effect.succeed(parsed)
 }
+
+/**
+ * What every raw log stores of a new message, checked: the session id, the timestamp, and the content
+ * without its `<private>` spans, non-empty and at most `maxChars` characters (max_message_chars). Every
+ * way a message enters (CLI, MCP, hooks, the library) appends through a RawLog, and every RawLog layer
+ * takes its input from here. A message that was nothing but private spans is refused: there is nothing
+ * left to store.
+ */
+export const prepareAppend = (
+  input: {
+    readonly sessionId: string
+    readonly content: string
+    readonly timestamp?: string | undefined
+  },
+  maxChars: number
+): Effect.Effect<{ readonly sessionId: string; readonly timestamp: string; readonly content: string }, InvalidInput> =>
+  Effect.gen(function* () {
+    const sessionId = yield* validateSessionId(input.sessionId)
+    const timestamp = yield* resolveTimestamp(input.timestamp)
+    const content = withoutPrivate(input.content)
+    if (content === "" && content !== input.content) {
+      return yield* Effect.fail(new InvalidInput({ message: "the message is all <private> text: nothing was logged" }))
+    }
+    return { sessionId, timestamp, content: yield* validateContent(content, maxChars) }
+  })
 
 /** Parses a role name as the reference did (trimmed, lower-cased). */
 export const parseRole = (input: string): Effect.Effect<Role, InvalidInput> => {

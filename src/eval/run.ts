@@ -5,11 +5,12 @@ import { runBuiltin } from "./builtin.js"
 import { type Corpus, loadNativeCorpus } from "./corpus.js"
 import type { CorpusError } from "./errors.js"
 import { loadLongMemEval } from "./longmemeval.js"
+import { runBeamEval } from "./beam.js"
 import { runLocomoEval } from "./locomo.js"
 import { runReplay } from "./replay.js"
 import { summarizeBuiltin, summarizeReplay } from "./report.js"
 
-export type EvalFormat = "native" | "longmemeval" | "locomo"
+export type EvalFormat = "native" | "longmemeval" | "locomo" | "beam"
 
 export interface EvalRequest {
   /** Configuration flags (snake_case), as the other commands take them. */
@@ -22,6 +23,8 @@ export interface EvalRequest {
   readonly sessionScope: boolean
   /** Native and LongMemEval replays: search the raw log too (this project's default retrieval). */
   readonly rawLog?: boolean
+  /** BEAM replay: questions asked without embeddings. */
+  readonly lexicalOnly?: boolean
   readonly env?: NodeJS.ProcessEnv
 }
 
@@ -60,7 +63,18 @@ export const runEval = Effect.fn("runEval")(function* (request: EvalRequest) {
   // --raw-log or an explicit cold_start_session_count measures the retrieval users get.
   const coldStart =
     request.rawLog === true ? null : env.AWHM_COLD_START_SESSION_COUNT !== undefined ? loaded.coldStartSessionCount : 0
-  const progress = terminalProgress("awhm eval", request.format === "locomo" ? "conversations" : "questions")
+  const progress = terminalProgress(
+    "awhm eval",
+    request.format === "locomo" ? "conversations" : request.format === "beam" ? "chats" : "questions"
+  )
+  if (request.format === "beam") {
+    return yield* runBeamEval(request.corpus, loaded, {
+      k: request.k,
+      ...(request.limit !== undefined ? { limit: request.limit } : {}),
+      ...(request.lexicalOnly === true ? { lexicalOnly: true } : {}),
+      ...(progress.update !== undefined ? { onProgress: progress.update } : {})
+    }).pipe(Effect.provide(embedderLayer(loaded)), Effect.ensuring(Effect.sync(progress.done)))
+  }
   if (request.format === "locomo") {
     const { report, summary } = yield* runLocomoEval(request.corpus, loaded, {
       k: request.k,

@@ -1,7 +1,7 @@
 // Plain TypeScript: the hook client (src/bin/hookClient.ts) parses arguments too, without loading Effect.
 
 /** Claude Code's hooks, then the hook server's own: `serve` runs it, `shutdown` stops it. */
-export const HOOK_EVENTS = ["prompt", "stop", "session-end", "settings", "serve", "shutdown"] as const
+export const HOOK_EVENTS = ["session-start", "prompt", "stop", "session-end", "settings", "serve", "shutdown"] as const
 export type HookEvent = (typeof HOOK_EVENTS)[number]
 
 export interface HookArgs {
@@ -12,6 +12,8 @@ export interface HookArgs {
   readonly semantic?: boolean
   /** session-end: run Stage 2 as well. */
   readonly stage2?: boolean
+  /** session-end: consolidate in this process, before returning (by default a detached process does it). */
+  readonly wait?: boolean
   /** settings: the command Claude Code should run (default: the awhm on PATH). */
   readonly command?: string | null
   readonly dataDir?: string | null
@@ -27,7 +29,7 @@ export interface ParsedHookArgv {
 }
 
 const VALUE_OPTIONS = new Set(["-k", "--data-dir", "--command", "--idle-seconds"])
-const FLAGS = new Set(["--semantic", "--stage2", "--json"])
+const FLAGS = new Set(["--semantic", "--stage2", "--wait", "--json"])
 
 /**
  * Parses `awhm hook <event> [options]` without building the whole CLI (the prompt hook runs on every
@@ -51,6 +53,7 @@ export const parseHookArgv = (argv: ReadonlyArray<string>): ParsedHookArgv => {
     if (FLAGS.has(name)) {
       if (name === "--semantic") args.semantic = true
       if (name === "--stage2") args.stage2 = true
+      if (name === "--wait") args.wait = true
       continue
     }
     if (!VALUE_OPTIONS.has(name)) {

@@ -3,6 +3,8 @@ import type { RetrievalResult } from "../domain/Result.js"
 import { normalizeText } from "../text/canonical.js"
 
 export const CONTEXT_HEADER = "Relevant memories from previous sessions (from awhm):"
+/** The session-start profile's header: what is known, not what matches a prompt. */
+export const PROFILE_HEADER = "Memories from previous sessions (from awhm), newest first:"
 
 /** A cut item shorter than this is noise: it is dropped instead. */
 const MIN_ITEM_CHARS = 24
@@ -41,15 +43,30 @@ export const withoutEcho = (
   )
 }
 
+const day = (iso: string) => iso.slice(0, 10)
+
+/**
+ * A memory as the prompt hook shows it: its text, and in a few words what newer-wins found about it
+ * ("(updated 2024-03-20; before: 150)", "(superseded on 2024-03-20)", "(conflicts with what was said on …)").
+ */
+export const memoryLine = (r: RetrievalResult): string => {
+  const notes: Array<string> = []
+  if (r.updated !== undefined) notes.push(`updated ${day(r.updated.at)}; before: ${r.updated.before}`)
+  if (r.supersededBy !== undefined) notes.push(`superseded on ${day(r.supersededBy.at)}`)
+  if (r.conflictsWith !== undefined) notes.push(`conflicts with what was said${r.conflictsWith.at !== null ? ` on ${day(r.conflictsWith.at)}` : ""}`)
+  const text = oneLine(r.content)
+  return notes.length === 0 ? text : `${text} (${notes.join("; ")})`
+}
+
 /**
  * The additionalContext injected before the prompt: the header and one "- " line per memory, most
  * relevant first, never longer than `maxChars` (the last item that does not fit is cut cleanly).
  * Null when there is nothing to say.
  */
-export const formatContext = (contents: ReadonlyArray<string>, maxChars: number): string | null => {
+export const formatContext = (contents: ReadonlyArray<string>, maxChars: number, header: string = CONTEXT_HEADER): string | null => {
   const lines: Array<string> = []
   const seen = new Set<string>()
-  let used = CONTEXT_HEADER.length
+  let used = header.length
   for (const raw of contents) {
     const content = oneLine(raw)
     const key = normalizeText(content)
@@ -65,9 +82,12 @@ export const formatContext = (contents: ReadonlyArray<string>, maxChars: number)
     if (room >= MIN_ITEM_CHARS) lines.push("- " + truncateClean(content, room))
     break
   }
-  return lines.length === 0 ? null : [CONTEXT_HEADER, ...lines].join("\n")
+  return lines.length === 0 ? null : [header, ...lines].join("\n")
 }
 
+/** The JSON Claude Code expects from a UserPromptSubmit or SessionStart hook that adds context. */
+export const contextHookOutput = (hookEventName: "UserPromptSubmit" | "SessionStart", additionalContext: string): string =>
+  JSON.stringify({ hookSpecificOutput: { hookEventName, additionalContext } })
+
 /** The JSON Claude Code expects from a UserPromptSubmit hook that adds context. */
-export const promptHookOutput = (additionalContext: string): string =>
-  JSON.stringify({ hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext } })
+export const promptHookOutput = (additionalContext: string): string => contextHookOutput("UserPromptSubmit", additionalContext)

@@ -1,11 +1,13 @@
 import { Effect } from "effect"
 import { truncateMessage } from "../domain/input.js"
 import type { SourceRef } from "../domain/Message.js"
+import { withoutPrivate } from "../domain/privateSpans.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { RawLog } from "../services/RawLog.js"
 import { Retriever } from "../services/Retriever.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
-import { formatContext, promptHookOutput, withoutEcho } from "./context.js"
+import { isOnlyAsking } from "../text/questions.js"
+import { formatContext, memoryLine, promptHookOutput, withoutEcho } from "./context.js"
 import { claudeSessionId, type HookPayload, payloadScope, scopeMetadata } from "./payload.js"
 
 export interface PromptHookOptions {
@@ -25,8 +27,9 @@ export interface LoggedPrompt {
 /** Logs the prompt to the raw log and lets the session buffer see it; null when the prompt is empty. */
 export const logPrompt = Effect.fn("hookPrompt.log")(function* (payload: HookPayload) {
   const config = yield* AppConfig
-  // An over-long prompt is stored cut, with a note: refusing it would lose it, and the agent must not wait.
-  const prompt = truncateMessage(payload.prompt?.trim() ?? "", config.maxMessageChars)
+  // Without its private spans (those are neither logged nor searched for), and an over-long prompt stored
+  // cut, with a note: refusing it would lose it, and the agent must not wait.
+  const prompt = truncateMessage(withoutPrivate(payload.prompt ?? "").trim(), config.maxMessageChars)
   if (prompt === "") return null
   const sessionId = claudeSessionId(payload)
   const scope = payloadScope(payload, config)
@@ -37,19 +40,22 @@ export const logPrompt = Effect.fn("hookPrompt.log")(function* (payload: HookPay
 
 /**
  * The memories relevant to a logged prompt, as Claude Code's UserPromptSubmit JSON, or null when there
- * is nothing to add. The prompt itself never comes back; the context stays within hook_context_chars.
+ * is nothing to add. The prompt itself never comes back, nor do earlier questions and requests that carry
+ * no fact (a question is not a memory); the context stays within hook_context_chars.
  */
 export const recallFor = Effect.fn("hookPrompt.recall")(function* (logged: LoggedPrompt, options: PromptHookOptions) {
   const config = yield* AppConfig
+  // Twice as many as wanted: the echoes and the earlier questions dropped below leave room for memories.
   const results = yield* (yield* Retriever).retrieve(logged.prompt, {
-    k: options.k,
+    k: options.k * 2,
     lexicalOnly: !options.semantic,
     sessionId: logged.ref.sessionId,
     scope: logged.scope,
     exclude: [logged.ref]
   })
+  const memories = withoutEcho(results, logged.prompt, logged.ref).filter((r) => !isOnlyAsking(r.content))
   const context = formatContext(
-    withoutEcho(results, logged.prompt, logged.ref).map((r) => r.content),
+    memories.slice(0, options.k).map(memoryLine),
     config.hookContextChars
   )
   return context === null ? null : promptHookOutput(context)

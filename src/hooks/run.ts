@@ -28,7 +28,7 @@ const runEvent = (args: HookArgs, io: HookIO, services: HookServices | undefined
     }
     // Set by Stage 2's `claude -p` child (and by anyone who wants the hooks off): no recursion.
     if (io.env.AWHM_HOOK_ACTIVE) return
-    const payload = yield* parsePayload(yield* Effect.promise(io.readStdin))
+    const payload = yield* parsePayload(yield* Effect.promise(io.readStdin), io.env)
     if (payload === null) return
     const flags: Record<string, string> = {}
     if (args.dataDir) flags.data_dir = args.dataDir
@@ -36,6 +36,12 @@ const runEvent = (args: HookArgs, io: HookIO, services: HookServices | undefined
     const config = yield* loadConfig(flags, io.env)
     // Each event loads only its own code: the prompt hook never loads consolidation or the model.
     switch (args.event) {
+      case "session-start": {
+        const { runSessionStart } = yield* Effect.promise(() => import("./wiring.js"))
+        const out = yield* runSessionStart(config, payload)
+        if (out !== null) io.stdout(out + "\n")
+        return
+      }
       case "prompt": {
         const { runPrompt } = yield* Effect.promise(() => import("./wiring.js"))
         const out = yield* runPrompt(config, payload, { k: args.k ?? DEFAULT_K, semantic: args.semantic ?? false }, services, io.stderr)
@@ -48,9 +54,8 @@ const runEvent = (args: HookArgs, io: HookIO, services: HookServices | undefined
         return
       }
       case "session-end": {
-        const { runSessionEnd } = yield* Effect.promise(() => import("./sessionEndWiring.js"))
-        const created = yield* runSessionEnd(config, payload)
-        io.stderr(`awhm: consolidated ${created} new memor${created === 1 ? "y" : "ies"}\n`)
+        const { memories, runSessionEnd } = yield* Effect.promise(() => import("./sessionEndWiring.js"))
+        io.stderr(`awhm: consolidated ${memories(yield* runSessionEnd(config, payload))}\n`)
         return
       }
     }

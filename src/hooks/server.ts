@@ -6,6 +6,7 @@ import { acquireLockSync } from "../store/fileLock.js"
 import {
   type HookReply,
   type HookRequest,
+  hookEnv,
   hookSocketDir,
   hookSocketPath,
   hookTokenFile,
@@ -90,9 +91,7 @@ const parseRequest = (text: string, expectedProof: string | null): HookRequest |
     if (expectedProof === null || r.proof !== expectedProof) return null
     if (!Array.isArray(r.argv) || r.argv.some((a) => typeof a !== "string")) return null
     if (typeof r.stdin !== "string" || typeof r.env !== "object" || r.env === null) return null
-    const env: Record<string, string> = {}
-    for (const [k, v] of Object.entries(r.env)) if (k.startsWith("AWHM_") && typeof v === "string") env[k] = v
-    return { argv: r.argv as Array<string>, env, stdin: r.stdin }
+    return { argv: r.argv as Array<string>, env: hookEnv(r.env), stdin: r.stdin }
   } catch {
     return null
   }

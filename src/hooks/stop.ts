@@ -1,6 +1,7 @@
 import * as path from "node:path"
 import { Effect } from "effect"
 import { truncateMessage } from "../domain/input.js"
+import { withoutPrivate } from "../domain/privateSpans.js"
 import { encodeSessionId } from "../store/paths.js"
 import { withFileLock } from "../store/fileLock.js"
 import { AppConfig } from "../services/AppConfig.js"
@@ -14,7 +15,8 @@ import { lastAssistantText } from "./transcript.js"
  * a message was logged.
  */
 export const stopHook = Effect.fn("hookStop")(function* (payload: HookPayload) {
-  const message = (
+  // Without its private spans, so a second fire compares what was actually logged.
+  const message = withoutPrivate(
     payload.lastAssistantMessage ??
     (payload.transcriptPath !== null ? lastAssistantText(payload.transcriptPath) : null) ??
     ""

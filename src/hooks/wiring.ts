@@ -1,8 +1,10 @@
+import * as fs from "node:fs"
 import { Effect, Layer } from "effect"
 import type { AwhmConfigShape } from "../domain/Config.js"
 import { configLayer, embedderLayer, graphStoreLayer, rawLogLayer, sessionBufferLayer } from "../layers/Main.js"
 import { makeRetrieverLayer } from "../layers/RetrieverLive.js"
 import type { HookPayload } from "./payload.js"
+import { sessionStartHook } from "./sessionStart.js"
 import { logPrompt, type PromptHookOptions, recallFor } from "./prompt.js"
 import type { HookServices } from "./services.js"
 import { stopHook } from "./stop.js"
@@ -42,3 +44,9 @@ export const runPrompt = (
 /** The stop hook needs only the raw log. */
 export const runStop = (config: AwhmConfigShape, payload: HookPayload) =>
   stopHook(payload).pipe(Effect.provide(Layer.merge(rawLogLayer(config), configLayer(config))))
+
+/** The session-start hook reads only the graph; with no data dir yet there is nothing to tell (and nothing is created). */
+export const runSessionStart = (config: AwhmConfigShape, payload: HookPayload) =>
+  fs.existsSync(config.dataDir)
+    ? sessionStartHook(payload).pipe(Effect.provide(Layer.merge(graphStoreLayer(config), configLayer(config))))
+    : Effect.succeed(null)

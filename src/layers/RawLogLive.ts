@@ -10,7 +10,7 @@ import { adoptLiteSessionFiles } from "../store/liteNames.js"
 import { appendNoFollow, readFileNoFollow } from "../store/noFollow.js"
 import { dataPaths, decodeSessionId, encodeSessionId } from "../store/paths.js"
 import { ensurePrivateDir } from "../store/privateDir.js"
-import { resolveTimestamp, validateContent, validateSessionId } from "../domain/input.js"
+import { prepareAppend } from "../domain/input.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { RawLog, type SessionInfo } from "../services/RawLog.js"
 
@@ -75,9 +75,7 @@ export const RawLogLive = Layer.effect(
       readonly timestamp?: string
       readonly metadata?: Record<string, unknown>
     }) {
-      const sessionId = yield* validateSessionId(input.sessionId)
-      const timestamp = yield* resolveTimestamp(input.timestamp)
-      yield* validateContent(input.content, config.maxMessageChars)
+      const { sessionId, timestamp, content } = yield* prepareAppend(input, config.maxMessageChars)
       const file = paths.logFile(sessionId)
       return yield* locked(
         sessionId,
@@ -89,7 +87,7 @@ export const RawLogLive = Layer.effect(
               timestamp,
               session_id: sessionId,
               role: input.role,
-              content: input.content,
+              content,
               metadata: input.metadata ?? {},
               index: Math.max(tail.nextIndex, readMark(sessionId))
             })

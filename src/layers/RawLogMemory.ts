@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
 import { RawLogEntry } from "../domain/Message.js"
-import { resolveTimestamp, validateContent, validateSessionId } from "../domain/input.js"
+import { prepareAppend } from "../domain/input.js"
 import { RawLog, type AppendInput } from "../services/RawLog.js"
 
 /** An in-memory raw log for tests: same validation and numbering as RawLogLive, nothing on disk. */
@@ -10,9 +10,7 @@ export const RawLogMemory = Layer.sync(RawLog, () => {
   let tick = 0
 
   const append = Effect.fn("RawLog.append")(function* (input: AppendInput) {
-    const sessionId = yield* validateSessionId(input.sessionId)
-    const timestamp = yield* resolveTimestamp(input.timestamp)
-    yield* validateContent(input.content, Number.POSITIVE_INFINITY)
+    const { sessionId, timestamp, content } = yield* prepareAppend(input, Number.POSITIVE_INFINITY)
     return yield* Effect.sync(() => {
       let log = logs.get(sessionId)
       if (log === undefined) logs.set(sessionId, (log = { entries: [], mtimeMs: 0, next: 0 }))
@@ -20,7 +18,7 @@ export const RawLogMemory = Layer.sync(RawLog, () => {
         timestamp,
         session_id: sessionId,
         role: input.role,
-        content: input.content,
+        content,
         metadata: input.metadata ?? {},
         index: log.next++
       })

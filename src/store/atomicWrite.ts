@@ -5,15 +5,17 @@ import { ensurePrivateDir } from "./privateDir.js"
 let counter = 0
 
 /**
- * Replaces `file` with `data` atomically: write a temp file beside it, fsync, rename over, fsync the
- * folder. A crash leaves either the old or the new content, never a mix.
+ * Writes `data` to a new temp file in `dir` and fsyncs it; the caller renames or links it into place.
+ * Private (a private folder, an owner-only file) unless `mode` is given: see atomicWriteFileSync.
  */
-/** Writes `data` to a new private temp file in `dir` and fsyncs it; the caller renames or links it into place. */
-export const writeSyncedTempSync = (dir: string, stem: string, data: string | Uint8Array): string => {
-  ensurePrivateDir(dir)
+export const writeSyncedTempSync = (dir: string, stem: string, data: string | Uint8Array, mode?: number): string => {
+  if (mode === undefined) ensurePrivateDir(dir)
+  else fs.mkdirSync(dir, { recursive: true })
   const tmp = path.join(dir, `.${stem}.${process.pid}.${Date.now()}.${counter++}.tmp`)
-  const fd = fs.openSync(tmp, "wx", 0o600)
+  const fd = fs.openSync(tmp, "wx", mode ?? 0o600)
   try {
+    // Exactly this mode, whatever the umask (the file it replaces had it).
+    if (mode !== undefined) fs.fchmodSync(fd, mode)
     fs.writeFileSync(fd, data)
     fs.fsyncSync(fd)
   } catch (e) {
@@ -26,9 +28,15 @@ export const writeSyncedTempSync = (dir: string, stem: string, data: string | Ui
   return tmp
 }
 
-export const atomicWriteFileSync = (file: string, data: string | Uint8Array): void => {
+/**
+ * Replaces `file` with `data` atomically: write a temp file beside it, fsync, rename over, fsync the
+ * folder. A crash leaves either the old or the new content, never a mix. `mode` is for a file outside
+ * the data dir (a Claude Code settings file): its folder is taken as it is, and the file gets this mode
+ * instead of owner-only.
+ */
+export const atomicWriteFileSync = (file: string, data: string | Uint8Array, mode?: number): void => {
   const dir = path.dirname(file)
-  const tmp = writeSyncedTempSync(dir, path.basename(file), data)
+  const tmp = writeSyncedTempSync(dir, path.basename(file), data, mode)
   try {
     fs.renameSync(tmp, file)
   } catch (e) {

@@ -13,7 +13,7 @@ import { readSecret } from "./secretFile.js"
 /** Unix socket paths longer than this do not fit in sockaddr_un (108 bytes on Linux, 104 on macOS). */
 const MAX_SOCKET_PATH = 100
 
-/** What a hook sends: its arguments after `awhm hook`, its AWHM_* environment and its stdin. */
+/** What a hook sends: its arguments after `awhm hook`, its environment (see hookEnv) and its stdin. */
 export interface HookRequest {
   readonly argv: ReadonlyArray<string>
   readonly env: Readonly<Record<string, string>>
@@ -100,10 +100,16 @@ export const makeSocketDir = (dataDir: string): boolean => {
 export const hookSocketPath = (dataDir: string, buildId: string): string =>
   path.join(hookSocketDir(dataDir), `hook-${buildId}.sock`)
 
-/** The AWHM_* variables of an environment: all the configuration a hook reads from it. */
-export const awhmEnv = (env: NodeJS.ProcessEnv): Record<string, string> => {
+/** Claude Code's variables a hook reads: where the project is, which session it runs in. */
+const CLAUDE_VARS = new Set(["CLAUDE_PROJECT_DIR", "CLAUDE_CODE_SESSION_ID"])
+
+/**
+ * The part of an environment a hook reads: the AWHM_* configuration and Claude Code's project and
+ * session variables. The hook client sends only these; the server takes only these.
+ */
+export const hookEnv = (env: Readonly<Record<string, unknown>>): Record<string, string> => {
   const out: Record<string, string> = {}
-  for (const [k, v] of Object.entries(env)) if (k.startsWith("AWHM_") && v !== undefined) out[k] = v
+  for (const [k, v] of Object.entries(env)) if ((k.startsWith("AWHM_") || CLAUDE_VARS.has(k)) && typeof v === "string") out[k] = v
   return out
 }
 

@@ -56,6 +56,8 @@ export const dataPaths = (dataDir: string) => ({
   ledger: path.join(dataDir, "meta", "deletion_ledger.jsonl"),
   salt: path.join(dataDir, "meta", "tombstone_salt"),
   configJson: path.join(dataDir, "config.json"),
+  /** One line per session-end hook: when, which session, what came of it (no memory content). */
+  sessionEndLog: path.join(dataDir, "meta", "session_end.log"),
   locks: path.join(dataDir, "locks"),
   graphLock: path.join(dataDir, "locks", "graph.lock")
 })

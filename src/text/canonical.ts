@@ -40,12 +40,31 @@ export const canonicalKeyForContent = (content: string): string | null => {
     const head = tokenize(policy[2]!)[0]
     return head === undefined ? null : `policy:${policy[1]}:${head}`
   }
-  const fact = /^(.+?)\s+(?:is|was|are|were)\s+(.+)$/.exec(cleaned)
+  // A question states nothing ("the inductive step is faulty?").
+  const fact = /\?\s*$/.test(content) ? null : /^(.+?)\s+(?:is|was|are|were)\s+(.+)$/.exec(cleaned)
   if (fact !== null) {
     const left = normalizeText(fact[1]!)
-    if (left !== "" && left.split(" ").length <= 8) return `fact:${left}`
+    if (left !== "" && left.split(" ").length <= 8 && namesASlot(left) && statesAValue(fact[2]!)) return `fact:${left}`
   }
   return null
+}
+
+// A subject that is only a pronoun or a demonstrative names no slot: "it is…", "this is…" say anything.
+const NO_SLOT = /^(?:it|this|that|these|those|there|here|which|what|everything|something|nothing|anything|everyone|someone|he|she|they|we|you|i)$/
+
+const namesASlot = (left: string): boolean => !NO_SLOT.test(left)
+
+// What follows "is" in a slot statement is a value ("Python", "8080", "down", "on Friday"), not a clause
+// about the subject ("throwing an error when I submit", "not submitting"): those never supersede anything.
+const MAX_VALUE_WORDS = 8
+const CLAUSE_START = /^(?:not|no longer|still|also|just|being|getting|going|so|too|very|really|kind of|sort of|supposed|able|trying|starting|using|\w+ing)\b/
+
+// A judgement ("my solution is correct", "the inductive step is clearer now") is no value of a slot.
+const JUDGEMENT = /^(?:correct|incorrect|right|wrong|true|false|complete|done|fine|good|great|ok|okay|clear|clearer|unclear|sound|valid|invalid|faulty|straightforward|easy|hard|difficult|confusing|working|broken|better|worse|same|different|possible|impossible|important|necessary|enough)\b/
+
+const statesAValue = (rest: string): boolean => {
+  const value = normalizeText(rest)
+  return value !== "" && value.split(" ").length <= MAX_VALUE_WORDS && !CLAUSE_START.test(value) && !JUDGEMENT.test(value)
 }
 
 const family = (key: string): string => key.split(":", 1)[0]!

@@ -2,11 +2,13 @@ import type { BufferEntryType } from "../domain/BufferEntry.js"
 import type { Candidate } from "../domain/Candidate.js"
 import type { RawLogEntry, SourceRef } from "../domain/Message.js"
 import type { NodeType } from "../domain/Node.js"
+import { attributeMentions, isSlot } from "./attributes.js"
 import { matchMessage } from "./bufferPatterns.js"
 import { isCorrection, statementKey } from "./canonical.js"
 import { type DateMention, extractDates, validityWindow } from "./dates.js"
 import { normalizeEntity } from "./entities.js"
 import { type KnownNames, recognizeEntities } from "./ner.js"
+import { type Sentence, splitSentences } from "./sentences.js"
 import { parseTimestamp } from "../domain/time.js"
 
 // Stage 1 candidate extraction: the buffer's patterns, sentence by sentence, on the user's own words
@@ -20,45 +22,16 @@ const RULE_TYPES: Record<BufferEntryType, { readonly type: NodeType; readonly co
 }
 const ENTITY_CONFIDENCE = 0.75
 const EVENT_CONFIDENCE = 0.6
+const VALUE_CONFIDENCE = 0.7
 /** Longer statements are cut at a word boundary: a memory is a sentence, not a pasted file. */
 export const MAX_STATEMENT_CHARS = 1_000
 /** A dated sentence needs this many words to be an event worth remembering ("Yesterday." is not). */
 const MIN_EVENT_WORDS = 4
 
-export interface Sentence {
-  readonly text: string
-  readonly start: number
-  readonly end: number
-}
-
-// Abbreviations whose full stop does not end a sentence.
-const ABBREVIATIONS = new Set(("mr mrs ms dr prof st sr jr vs etc e.g i.e eg ie inc ltd co corp no approx dept est " +
-  "fig mt ft u.s a.m p.m jan feb mar apr jun jul aug sep sept oct nov dec").split(" "))
-
-/**
- * Splits a message into sentences: after `.`, `!` or `?` followed by white space (not after a known
- * abbreviation or a single initial), and at line breaks. Offsets point into the original text.
- */
-export const splitSentences = (text: string): Array<Sentence> => {
-  const out: Array<Sentence> = []
-  const push = (start: number, end: number) => {
-    const raw = text.slice(start, end)
-    const lead = raw.length - raw.trimStart().length
-    const body = raw.trim()
-    if (body !== "") out.push({ text: body, start: start + lead, end: start + lead + body.length })
-  }
-  let start = 0
-  const boundary = /[.!?]+(?=\s)|\r?\n/g
-  for (const m of text.matchAll(boundary)) {
-    const end = m.index + m[0].length
-    if (m[0].startsWith(".") && m[0].length === 1) {
-      const word = /(\S+)$/.exec(text.slice(start, m.index))?.[1]?.toLowerCase() ?? ""
-      if (ABBREVIATIONS.has(word) || ABBREVIATIONS.has(word.replace(/^\W+/, "")) || /^\p{L}$/u.test(word)) continue
-    }
-    push(start, end)
-    start = end
-  }
-  push(start, text.length)
+/** Where fenced code blocks (```) are: pasted code states no values of the user's. */
+const codeSpans = (text: string): Array<readonly [number, number]> => {
+  const out: Array<readonly [number, number]> = []
+  for (const m of text.matchAll(/```[\s\S]*?(?:```|$)/g)) out.push([m.index, m.index + m[0].length])
   return out
 }
 
@@ -119,6 +92,7 @@ export const extractFromMessage = (entry: RawLogEntry, options: ExtractOptions):
     }
   }
   const dates = user ? extractDates(entry.content, new Date(timestamp)) : []
+  const code = codeSpans(entry.content)
   for (const sentence of splitSentences(entry.content)) {
     const own = datesIn(dates, sentence)
     const window = validityWindow(own)
@@ -131,6 +105,12 @@ export const extractFromMessage = (entry: RawLogEntry, options: ExtractOptions):
       const { type, confidence } = RULE_TYPES[m.type]
       out.push({ ...base, ...dated, content, type, confidence, isCorrection: m.type === "correction" || isCorrection(content) })
       matched = true
+    }
+    // A sentence no rule caught that states the value of an attribute ("the repo has now reached 165
+    // commits") is a statement of that slot: kept so a later value can supersede it (attributes.ts).
+    if (user && !matched && !code.some(([a, b]) => sentence.start >= a && sentence.start < b) && attributeMentions(sentence.text).some(isSlot)) {
+      out.push({ ...base, ...dated, content: cut(sentence.text), type: "semantic", confidence: VALUE_CONFIDENCE })
+      continue
     }
     // A dated sentence no rule caught is an event: kept so "when did ..." questions have an answer.
     if (user && !matched && own.length > 0 && !sentence.text.endsWith("?") && sentence.text.split(/\s+/).length >= MIN_EVENT_WORDS) {

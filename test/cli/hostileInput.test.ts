@@ -41,6 +41,15 @@ describe("max_message_chars", () => {
     expect((await runAwhm(["log", "--session", "s", "--role", "user", "a".repeat(100_000)], { dataDir: dir })).code).toBe(0)
     const lower = await runAwhm(["log", "--session", "s", "--role", "user", "twelve chars"], { dataDir: dir, env: { AWHM_MAX_MESSAGE_CHARS: "5" } })
     expect(lower.stderr).toBe("awhm: the message has 12 characters, more than max_message_chars (5); split it or raise the limit\n")
+    // The limit counts what is stored: private spans are cut out first.
+    const secret = `<private>${"s".repeat(100_001)}</private>`
+    expect((await runAwhm(["log", "--session", "p", "--role", "user", `Hi ${secret}`], { dataDir: dir })).code).toBe(0)
+    expect(logLines(dir, "p").map((l) => l.content)).toEqual(["Hi"])
+    expect(await runAwhm(["log", "--session", "p", "--role", "user", secret], { dataDir: dir })).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "awhm: the message is all <private> text: nothing was logged\n"
+    })
     const query = await runAwhm(["query", "b".repeat(100_001)], { dataDir: dir })
     expect(query).toEqual({ code: 2, stdout: "", stderr: "awhm: the query has 100001 characters, more than max_message_chars (100000)\n" })
   })

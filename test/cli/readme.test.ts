@@ -51,9 +51,9 @@ const parseClaudeMcpAdd = (words: ReadonlyArray<string>) => {
 }
 
 /** Runs one line in bash without blocking the test worker (vitest must hear from it while it runs). */
-const runLine = (line: string, env: NodeJS.ProcessEnv) =>
+const runLine = (line: string, env: NodeJS.ProcessEnv, cwd: string) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn("bash", ["-c", line], { env, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn("bash", ["-c", line], { env, cwd, stdio: ["ignore", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()))
@@ -110,15 +110,18 @@ describe("the README's command lines", () => {
     fs.writeFileSync(path.join(bin, name), `#!/bin/sh\nexec "${process.execPath}" "${path.join(ROOT, "dist", file)}" "$@"\n`, { mode: 0o755 })
   }
   const env: NodeJS.ProcessEnv = {}
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("AWHM_")) env[k] = v
+  // No awhm configuration and no Claude Code of whoever runs the tests: `awhm hook install` writes the temp HOME's settings.
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("AWHM_") && !k.startsWith("CLAUDE")) env[k] = v
   Object.assign(env, { PATH: `${bin}:${process.env.PATH}`, HOME: temp.dir, AWHM_EMBEDDER: "mock", AWHM_HOOK_SERVER: "0", AWHM_DATA_DIR: dataDir })
 
   afterAll(() => temp.cleanup())
 
   it("every `awhm …` line runs through the real bin and succeeds, in the README's order", { timeout: 600_000 }, async () => {
-    // `awhm hook install` edits Claude Code's settings: the installer's own tests run it against settings files.
-    const lines = bashLines().filter((l) => l.startsWith("awhm ") && !l.startsWith("awhm hook install"))
+    // In the temp HOME, outside any repository: `awhm hook install` writes the temp HOME's Claude Code settings,
+    // and `awhm doctor` checks them (the user's and the project's settings are then one file).
+    const lines = bashLines().filter((l) => l.startsWith("awhm "))
     expect(lines.length).toBeGreaterThanOrEqual(10)
+    expect(lines.slice(0, 2)).toEqual(["awhm hook install", "awhm doctor"])
     for (const line of lines) {
       if (line.startsWith("awhm ui")) {
         // A server until Ctrl-C: it prints its address, the address answers, and an interrupt ends it cleanly.
@@ -126,10 +129,19 @@ describe("the README's command lines", () => {
         expect(served).toEqual({ line, status: 200, code: 0, stderr: "" })
         continue
       }
-      const r = await runLine(line, env)
+      const r = await runLine(line, env, temp.dir)
       expect({ line, code: r.code, stderr: r.stderr }).toEqual({ line, code: 0, stderr: "" })
       expect(r.stdout).not.toBe("")
     }
+    const settings = JSON.parse(fs.readFileSync(path.join(temp.dir, ".claude", "settings.json"), "utf8")) as {
+      hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>>
+    }
+    expect(Object.fromEntries(Object.entries(settings.hooks).map(([event, groups]) => [event, groups.flatMap((g) => g.hooks.map((h) => h.command))]))).toEqual({
+      SessionStart: [`${bin}/awhm hook session-start`],
+      UserPromptSubmit: [`${bin}/awhm hook prompt`],
+      Stop: [`${bin}/awhm hook stop`],
+      SessionEnd: [`${bin}/awhm hook session-end`]
+    })
   })
 
   it("each `claude mcp add` line names the server before its options take lists, and starts awhm-mcp", async () => {

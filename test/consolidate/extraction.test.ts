@@ -2,7 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { DEFAULT_NER_LABELS } from "../../src/domain/Config.js"
 import { RawLogEntry, type Role } from "../../src/domain/Message.js"
 import { canonicalKeyForContent } from "../../src/text/canonical.js"
-import { extractCandidates, extractFromMessage, splitSentences } from "../../src/text/extraction.js"
+import { extractCandidates, extractFromMessage } from "../../src/text/extraction.js"
+import { splitSentences } from "../../src/text/sentences.js"
 import { at } from "./support.js"
 
 const entry = (content: string, index = 0, role: Role = "user", timestamp = at(0)) =>

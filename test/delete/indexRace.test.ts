@@ -5,17 +5,17 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { makeNode } from "../../src/domain/Node.js"
 import { ConfigFromValues } from "../../src/layers/ConfigLive.js"
-import { MOCK_DIMENSION, MOCK_MODEL_ID, mockEmbedding } from "../../src/layers/EmbedderMock.js"
+import { MOCK_MODEL_ID, mockEmbedding } from "../../src/layers/EmbedderMock.js"
 import { GraphStoreSqlite } from "../../src/layers/GraphStoreSqlite.js"
 import { RawLogLive } from "../../src/layers/RawLogLive.js"
 import { makeRetrieverLayer } from "../../src/layers/RetrieverLive.js"
 import { SessionBufferLive } from "../../src/layers/SessionBufferLive.js"
 import { storedVectors } from "../../src/layers/retriever/persist.js"
-import { Embedder } from "../../src/services/Embedder.js"
 import { Retriever } from "../../src/services/Retriever.js"
 import { dataPaths } from "../../src/store/paths.js"
 import { BIN, listFiles, makeTempDir, ROOT, runAwhm } from "../support/cli.js"
 import { graphOf, seedGraph } from "../support/graphSeed.js"
+import { countingEmbedder } from "../retrieval/support.js"
 
 // Queries racing a delete, as real processes: afterwards no file holds the deleted text, and no stored
 // vector is the deleted message's (the mock embedder is deterministic, so a guessed sentence's cosine of
@@ -80,23 +80,15 @@ describe("index writes racing a delete", () => {
       // The query's embedder runs the real `awhm delete` while the query holds what it read: the delete
       // lands between the query's reads and its index write, every time.
       let deleted: { status: number | null; stderr: string } | null = null
-      const embedder = Layer.succeed(
-        Embedder,
-        Embedder.of({
-          modelId: MOCK_MODEL_ID,
-          enabled: true,
-          dimension: MOCK_DIMENSION,
-          embed: (texts) =>
-            Effect.sync(() => {
-              if (deleted === null && texts.includes(secret)) {
-                const env = { ...process.env, AWHM_DATA_DIR: dir, AWHM_EMBEDDER: "mock", AWHM_HOOK_SERVER: "0" }
-                const r = spawnSync(process.execPath, [BIN, "delete", "N"], { env, cwd: ROOT, encoding: "utf8" })
-                deleted = { status: r.status, stderr: r.stderr }
-              }
-              return texts.map(mockEmbedding)
-            })
-        })
-      )
+      const embedder = countingEmbedder({
+        before: (texts) => {
+          if (deleted === null && texts.includes(secret)) {
+            const env = { ...process.env, AWHM_DATA_DIR: dir, AWHM_EMBEDDER: "mock", AWHM_HOOK_SERVER: "0" }
+            const r = spawnSync(process.execPath, [BIN, "delete", "N"], { env, cwd: ROOT, encoding: "utf8" })
+            deleted = { status: r.status, stderr: r.stderr }
+          }
+        }
+      }).layer
       const layer = makeRetrieverLayer({ persist: true, warn: () => {} }).pipe(
         Layer.provideMerge(Layer.mergeAll(RawLogLive, SessionBufferLive, GraphStoreSqlite, embedder)),
         Layer.provideMerge(ConfigFromValues(dir))

@@ -2,15 +2,16 @@ import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { dataPaths } from "../../src/store/paths.js"
 import { type CliResult, makeTempDir, runAwhm } from "../support/cli.js"
-import { startHookServer, type TestHookServer } from "../support/hookServer.js"
+import { startHookServer, type TestHookServer, waitFor } from "../support/hookServer.js"
 
 // A Claude Code session as Claude Code drives the hooks: the real bin, one process per event, a temp
 // data directory, the payloads Claude Code sends on stdin. Twice: every hook doing its own work, and
-// prompt and stop answered by the hook server (session-end always runs in its own process).
+// prompt and stop answered by the hook server (session-end always hands its work to a process of its own).
 
 const HEADER = "Relevant memories from previous sessions (from awhm):"
 const SHOP = "/home/me/shop"
 const SERVED = "awhm hook: answered by the hook server\n"
+const HANDED_OFF = "awhm hook: handed session-end to a detached process\n"
 
 describe.each([
   { mode: "each hook in its own process", server: false },
@@ -30,9 +31,10 @@ describe.each([
   const hook = async (event: string, payload: object, env: Record<string, string> = {}, args: ReadonlyArray<string> = []): Promise<CliResult> => {
     const serverEnv = server ? { AWHM_HOOK_SERVER: "1", AWHM_HOOK_DEBUG: "1" } : {}
     const r = await runAwhm(["hook", event, ...args], { dataDir: temp.dir, env: { ...env, ...serverEnv }, input: JSON.stringify(payload) })
-    if (!server || (event !== "prompt" && event !== "stop")) return r
-    expect(r.stderr.startsWith(SERVED)).toBe(true)
-    return { ...r, stderr: r.stderr.slice(SERVED.length) }
+    if (!server) return r
+    const said = event === "session-end" ? HANDED_OFF : event === "prompt" || event === "stop" ? SERVED : ""
+    expect(r.stderr.startsWith(said)).toBe(true)
+    return { ...r, stderr: r.stderr.slice(said.length) }
   }
 
   const prompt = (sessionId: string, text: string, cwd = SHOP, env: Record<string, string> = {}, args: ReadonlyArray<string> = []) =>
@@ -68,8 +70,11 @@ describe.each([
       ])
       expect(fs.existsSync(paths.walFile("claude-sess-1"))).toBe(true)
 
+      // The hook returns at once; a detached process consolidates and records the outcome.
       const end = await hook("session-end", { session_id: "sess-1", cwd: SHOP, hook_event_name: "SessionEnd", reason: "exit" })
-      expect(end).toEqual({ code: 0, stdout: "", stderr: "awhm: consolidated 2 new memories\n" })
+      expect(end).toEqual({ code: 0, stdout: "", stderr: "" })
+      await waitFor("the detached consolidation", () => fs.existsSync(paths.sessionEndLog) && fs.readFileSync(paths.sessionEndLog, "utf8").endsWith("\n"))
+      expect(fs.readFileSync(paths.sessionEndLog, "utf8")).toMatch(/^\S+Z claude-sess-1 consolidated 2 new memories\n$/)
       expect(fs.existsSync(paths.walFile("claude-sess-1"))).toBe(false)
 
       // Session two, same project: the fact comes back, the question itself does not.

@@ -199,6 +199,8 @@ describe("awhm eval --corpus (native replay)", () => {
     const r = await runAwhm(["eval", "--format", "longmemeval"], { dataDir: tmp.dir })
     expect(r.code).toBe(2)
     expect(r.stderr).toBe("awhm: --format needs --corpus FILE\n")
+    const beam = await runAwhm(["eval", "--format", "beam"], { dataDir: tmp.dir })
+    expect([beam.code, beam.stderr]).toEqual([2, "awhm: --format beam needs --corpus DIR (a folder of BEAM chats)\n"])
   })
 })
 

@@ -93,6 +93,7 @@ describe("awhm hook (edge cases)", () => {
     expect(found.stderr).toBe("")
     expect(JSON.parse(found.stdout)).toEqual({
       hooks: {
+        SessionStart: [{ hooks: [{ type: "command", command: `${bin}/awhm hook session-start`, timeout: 20 }] }],
         UserPromptSubmit: [{ hooks: [{ type: "command", command: `${bin}/awhm hook prompt`, timeout: 20 }] }],
         Stop: [{ hooks: [{ type: "command", command: `${bin}/awhm hook stop`, timeout: 20 }] }],
         SessionEnd: [{ hooks: [{ type: "command", command: `${bin}/awhm hook session-end`, timeout: 60 }] }]
@@ -108,7 +109,7 @@ describe("awhm hook (edge cases)", () => {
     expect(await runAwhm(["hook", "nonsense"], { dataDir: dir, input: payload })).toEqual({
       code: 0,
       stdout: "",
-      stderr: "awhm hook error: unknown hook 'nonsense' (expected one of: prompt, stop, session-end, settings, serve, shutdown)\n"
+      stderr: "awhm hook error: unknown hook 'nonsense' (expected one of: session-start, prompt, stop, session-end, settings, serve, shutdown)\n"
     })
     const badK = await runAwhm(["hook", "prompt", "-k", "many"], { dataDir: dir, input: payload })
     expect(badK).toMatchObject({ code: 0, stderr: "awhm hook error: -k expects a whole number >= 1, got 'many'\n" })
@@ -139,9 +140,28 @@ describe("awhm hook (edge cases)", () => {
     expect(r.stderr).toBe(`awhm hook warn: ignored a damaged session buffer WAL ${dataPaths(dir).walFile("claude-w")}; it will be rewritten\n`)
   })
 
-  it("--help goes through the full CLI and lists the four hooks", async () => {
+  it("earlier questions and requests are not injected as memories; statements and rules are", async () => {
+    const dir = tempDir()
+    const payload = (sessionId: string, prompt: string) => JSON.stringify({ session_id: sessionId, cwd: "/home/me/shop", prompt })
+    for (const prompt of [
+      "Which database does staging use?",
+      "Can you set up the migrations for the staging database?",
+      "Our staging database is PostgreSQL 16.",
+      "Please always back up the staging database before a migration."
+    ]) expect((await runAwhm(["hook", "prompt"], { dataDir: dir, input: payload("q1", prompt) })).code).toBe(0)
+    const reply = JSON.stringify({ session_id: "q1", cwd: "/home/me/shop", last_assistant_message: "Shall I migrate the staging database now?" })
+    expect((await runAwhm(["hook", "stop"], { dataDir: dir, input: reply })).code).toBe(0)
+    const r = await runAwhm(["hook", "prompt"], { dataDir: dir, input: payload("q2", "Tell me about the staging database") })
+    expect(r.stderr).toBe("")
+    expect(JSON.parse(r.stdout).hookSpecificOutput.additionalContext.split("\n").slice(1).sort()).toEqual([
+      "- Our staging database is PostgreSQL 16.",
+      "- Please always back up the staging database before a migration."
+    ])
+  })
+
+  it("--help goes through the full CLI and lists the hooks", async () => {
     const r = await runAwhm(["hook", "--help"])
     expect(r.code).toBe(0)
-    for (const event of ["prompt", "stop", "session-end", "settings"]) expect(r.stdout).toContain(event)
+    for (const event of ["session-start", "prompt", "stop", "session-end", "settings"]) expect(r.stdout).toContain(event)
   })
 })

@@ -25,7 +25,8 @@ describe("hook payload", () => {
         hookEventName: "UserPromptSubmit",
         prompt: "b",
         lastAssistantMessage: null,
-        transcriptPath: null
+        transcriptPath: null,
+        project: "/proj"
       })
     }))
 
@@ -110,6 +111,7 @@ describe("hook settings", () => {
   it("prints Claude Code's hooks block with the given command", () => {
     expect(JSON.parse(renderSettings("/opt/bin/awhm"))).toEqual({
       hooks: {
+        SessionStart: [{ hooks: [{ type: "command", command: "/opt/bin/awhm hook session-start", timeout: 20 }] }],
         UserPromptSubmit: [{ hooks: [{ type: "command", command: "/opt/bin/awhm hook prompt", timeout: 20 }] }],
         Stop: [{ hooks: [{ type: "command", command: "/opt/bin/awhm hook stop", timeout: 20 }] }],
         SessionEnd: [{ hooks: [{ type: "command", command: "/opt/bin/awhm hook session-end", timeout: 60 }] }]
@@ -142,7 +144,7 @@ describe("hook argv (the bin's fast path)", () => {
   it("rejects an unknown event", () => {
     expect(parseHookArgv(["pre-tool"])).toEqual({
       args: null,
-      problems: ["unknown hook 'pre-tool' (expected one of: prompt, stop, session-end, settings, serve, shutdown)"]
+      problems: ["unknown hook 'pre-tool' (expected one of: session-start, prompt, stop, session-end, settings, serve, shutdown)"]
     })
   })
 })

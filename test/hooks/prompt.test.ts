@@ -61,7 +61,7 @@ describe("prompt hook program", () => {
       expect(calls).toEqual([
         {
           query: "My name is Alice",
-          options: { k: 5, lexicalOnly: true, sessionId: "claude-s1", scope: "/proj", exclude: [{ sessionId: "claude-s1", messageIndex: 0 }] }
+          options: { k: 10, lexicalOnly: true, sessionId: "claude-s1", scope: "/proj", exclude: [{ sessionId: "claude-s1", messageIndex: 0 }] }
         }
       ])
       expect(JSON.parse(out!)).toEqual({

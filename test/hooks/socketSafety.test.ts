@@ -22,6 +22,12 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c()
 })
 
+/** What `awhm doctor` says of the data dir's hook server. */
+const serverCheck = async (dir: string, env: Record<string, string>) => {
+  const r = await runAwhm(["doctor", "--json"], { dataDir: dir, env: { ...env, AWHM_HOOK_SERVER: "1" } })
+  return (JSON.parse(r.stdout) as { checks: Array<{ name: string }> }).checks.find((c) => c.name === "hook server")
+}
+
 /** A data dir whose path is too long for a socket, and a sticky temp dir (TMPDIR) both users can write in. */
 const setup = async () => {
   const t = makeTempDir("awhm-socksafe-")
@@ -88,6 +94,8 @@ describe("the hook socket folder under the temp dir", () => {
     // A real server first, so that the socket folder and the token exist; then an impostor takes its path.
     const real = await startHookServer(dir, { env })
     const [socketPath] = hookSockets(dir)
+    // awhm doctor speaks the same handshake: the real server answers it.
+    expect(await serverCheck(dir, env)).toEqual({ name: "hook server", ok: true, detail: "running and answering" })
     await real.stop()
     const received: Array<string> = []
     const impostor = net.createServer((socket) => {
@@ -114,5 +122,11 @@ describe("the hook socket folder under the temp dir", () => {
     )
     expect(received.join("")).toMatch(/^\{"hello":"[0-9a-f]{32}"\}\n$/)
     expect(received.join("")).not.toContain("staging")
+    expect(await serverCheck(dir, env)).toEqual({
+      name: "hook server",
+      ok: false,
+      detail: `${socketPath} did not prove it is this data dir's hook server, so the hooks do not use it`,
+      fix: `stop whatever listens there and remove ${socketPath}`
+    })
   })
 })

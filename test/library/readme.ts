@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from "node:child_process"
+import { execFile } from "node:child_process"
 import { promisify } from "node:util"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -6,17 +6,20 @@ import * as path from "node:path"
 import { build } from "esbuild"
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..")
+const run = promisify(execFile)
 
-/** The ```ts block that follows `<!-- example:NAME -->` in README.md, exactly as a reader sees it. */
-export const readmeExample = (name: string): string => {
+/** The fenced block of `lang` that follows `marker` in README.md, exactly as a reader sees it. */
+const readmeBlock = (marker: string, lang: string): string => {
   const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8")
-  const marker = `<!-- example:${name} -->`
   const at = readme.indexOf(marker)
   if (at < 0) throw new Error(`README.md has no ${marker}`)
-  const m = /```ts\n([\s\S]*?)```/.exec(readme.slice(at))
-  if (m === null) throw new Error(`no ts block after ${marker}`)
+  const m = new RegExp("```" + lang + "\\n([\\s\\S]*?)```").exec(readme.slice(at))
+  if (m === null) throw new Error(`no ${lang} block after ${marker}`)
   return m[1]!
 }
+
+/** The ```ts block that follows `<!-- example:NAME -->` in README.md. */
+export const readmeExample = (name: string): string => readmeBlock(`<!-- example:${name} -->`, "ts")
 
 /** Bundles the code with `awhm` resolved to this repo's source and runs it in a fresh temp cwd. */
 export const runExample = async (code: string, env: Record<string, string> = {}) => {
@@ -37,11 +40,10 @@ export const runExample = async (code: string, env: Record<string, string> = {})
       packages: "external",
       logLevel: "error"
     })
-    const stdout = execFileSync(process.execPath, [path.join(dir, "main.mjs")], {
+    const { stdout } = await run(process.execPath, [path.join(dir, "main.mjs")], {
       cwd,
       env: { ...process.env, AWHM_DATA_DIR: path.join(cwd, "data"), ...env },
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"]
+      encoding: "utf8"
     })
     return { stdout, cwd }
   } finally {
@@ -49,16 +51,8 @@ export const runExample = async (code: string, env: Record<string, string> = {})
   }
 }
 
-/** The ```bash block that follows `<!-- quickstart:NAME -->` in README.md, exactly as a reader sees it. */
-export const readmeShell = (name: string): string => {
-  const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8")
-  const marker = `<!-- quickstart:${name} -->`
-  const at = readme.indexOf(marker)
-  if (at < 0) throw new Error(`README.md has no ${marker}`)
-  const m = /```bash\n([\s\S]*?)```/.exec(readme.slice(at))
-  if (m === null) throw new Error(`no bash block after ${marker}`)
-  return m[1]!
-}
+/** The ```bash block that follows `<!-- quickstart:NAME -->` in README.md. */
+export const readmeShell = (name: string): string => readmeBlock(`<!-- quickstart:${name} -->`, "bash")
 
 /**
  * Runs a README shell block verbatim under `bash -e`, with `awhm` on PATH as this repo's built bin and a
@@ -73,7 +67,7 @@ export const runShell = async (script: string, env: Record<string, string> = {})
     const clean: Record<string, string | undefined> = { ...process.env }
     for (const k of Object.keys(clean)) if (k.startsWith("AWHM_")) delete clean[k]
     // Asynchronous: a worker blocked for minutes loses its connection to vitest.
-    const { stdout, stderr } = await promisify(execFile)("bash", ["-e", "-c", script], {
+    const { stdout, stderr } = await run("bash", ["-e", "-c", script], {
       cwd: work,
       env: { ...clean, PATH: `${bin}:${process.env.PATH ?? ""}`, TMPDIR: work, AWHM_HOOK_SERVER: "0", ...env },
       encoding: "utf8",

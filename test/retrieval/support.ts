@@ -12,8 +12,8 @@ import { GraphStore } from "../../src/services/GraphStore.js"
 import { RawLog } from "../../src/services/RawLog.js"
 import { SessionBuffer } from "../../src/services/SessionBuffer.js"
 
-/** A mock embedder that counts its calls (and can be told to fail). */
-export const countingEmbedder = (options: { readonly fail?: boolean } = {}) => {
+/** A mock embedder that counts its calls (and can be told to fail, or to run `before` on each call). */
+export const countingEmbedder = (options: { readonly fail?: boolean; readonly before?: (texts: ReadonlyArray<string>) => void } = {}) => {
   const calls: Array<ReadonlyArray<string>> = []
   const layer = Layer.succeed(
     Embedder,
@@ -24,6 +24,7 @@ export const countingEmbedder = (options: { readonly fail?: boolean } = {}) => {
       embed: (texts) =>
         Effect.suspend(() => {
           calls.push(texts)
+          options.before?.(texts)
           return options.fail === true
             ? Effect.fail(new EmbedderError({ operation: "load", message: "embedding model test-model could not be loaded" }))
             : Effect.succeed(texts.map(mockEmbedding))

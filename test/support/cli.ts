@@ -25,6 +25,8 @@ export interface CliOptions {
   readonly timeoutMs?: number
   /** Run as this (other) user, through runuser (the tests run as root). */
   readonly user?: string
+  /** The working directory (default: the repository root). */
+  readonly cwd?: string
 }
 
 /** Runs `node dist/awhm.mjs ...args` and collects its exit code and output. */
@@ -37,11 +39,14 @@ export const runAwhm = (args: ReadonlyArray<string>, options: CliOptions = {}): 
     // No hook server unless a test asks for one: a hook must not leave a background process behind.
     const defaults = { AWHM_EMBEDDER: "mock", AWHM_HOOK_SERVER: "0" }
     const env: Record<string, string | undefined> = { ...process.env, ...defaults, ...options.env }
-    for (const k of Object.keys(env)) if (k.startsWith("AWHM_") && !(k in (options.env ?? {})) && !(k in defaults)) delete env[k]
+    // Only what the test sets: no stray awhm configuration, and no Claude Code session of whoever runs the tests.
+    for (const k of Object.keys(env)) {
+      if ((k.startsWith("AWHM_") || k.startsWith("CLAUDE")) && !(k in (options.env ?? {})) && !(k in defaults)) delete env[k]
+    }
     if (options.dataDir !== undefined) env.AWHM_DATA_DIR = options.dataDir
     const [command, argv] =
       options.user === undefined ? [process.execPath, [BIN, ...args]] : ["runuser", ["-u", options.user, "--", process.execPath, BIN, ...args]]
-    const child = spawn(command, argv, { env, cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(command, argv, { env, cwd: options.cwd ?? ROOT, stdio: ["pipe", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d))

@@ -38,6 +38,7 @@ export const startHookServer = async (
 ): Promise<TestHookServer> => {
   const env: Record<string, string | undefined> = { ...process.env, AWHM_EMBEDDER: "mock", ...options.env, AWHM_DATA_DIR: dataDir }
   delete env.AWHM_HOOK_ACTIVE
+  for (const k of Object.keys(env)) if (k.startsWith("CLAUDE") && !(k in (options.env ?? {}))) delete env[k]
   const args = [BIN, "hook", "serve", "--idle-seconds", String(options.idleSeconds ?? 300)]
   const child = spawn(process.execPath, args, { env, cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] })
   let stderr = ""

@@ -5,7 +5,7 @@ import type { RetrievalResult, Trace } from "../../domain/Result.js"
 import { strengthOf, type StrengthParams } from "../../domain/strength.js"
 import type { BufferHit } from "../../services/SessionBuffer.js"
 import {
-  blendScore, isCurrent, isEligible, refKey, relevanceOf, statusBonus, windowStart, mergeResults,
+  blendScore, isCurrent, isEligible, refKey, relevanceOf, statusBonus, windowStart, mergeRanked, toResult,
   type BlendWeights, type EligibilityContext, type Ranked
 } from "./rank.js"
 import type { RawDoc, RawLogView } from "./RawLogView.js"
@@ -13,6 +13,7 @@ import type { LexicalHit } from "../../search/LexicalIndex.js"
 import type { VectorHit } from "../../search/VectorIndex.js"
 import { words } from "../../text/tokenize.js"
 import { validAt } from "../../domain/time.js"
+import { NEWER_WINS_POOL, newerWins } from "./newerWins.js"
 
 /** How raw-log lines are scored (defaults below; overridable for measurements). */
 export interface RawTuning {
@@ -24,6 +25,11 @@ export interface RawTuning {
   readonly sessionWeight: number
   /** Added to a line's own score when the question names its author (metadata.speaker). */
   readonly authorWeight: number
+  /**
+   * Share of an assistant line's own score when the question is in the first person ("what is my…",
+   * "have I ever…"): what the user said about their own things is the answer; the assistant restates it.
+   */
+  readonly assistantShare: number
 }
 
 /** How graph memories are ranked beyond the reference's blend (defaults below; overridable for measurements). */
@@ -45,6 +51,8 @@ export interface RankSettings extends BlendWeights {
   readonly neighborDecay: number
   readonly rawLogScoreScale: number
   readonly strength: StrengthParams
+  /** Newer wins among the candidates (newerWins.ts); false only for ablations. */
+  readonly newerWins?: boolean
 }
 
 export interface RankRequest {
@@ -111,7 +119,16 @@ export const BUFFER_MIN_RELEVANCE = 0.5
 // Raw-log blend, measured on LoCoMo (bench/locomo.ts): lexical share when semantics are on, and the weights
 // with which a message borrows from its neighbours (a reply answers what came before it) and from the
 // best messages of its session.
-export const DEFAULT_RAW_TUNING: RawTuning = { lexicalShare: 0.4, neighbourWeight: 0.4, sessionWeight: 0.7, authorWeight: 0.2 }
+export const DEFAULT_RAW_TUNING: RawTuning = {
+  lexicalShare: 0.4,
+  neighbourWeight: 0.4,
+  sessionWeight: 0.7,
+  authorWeight: 0.2,
+  assistantShare: 0.5
+}
+
+/** A question about the asker's own things. */
+const FIRST_PERSON = /\b(?:i|me|my|mine|myself|we|us|our|ours)\b|\b(?:i|we)['’](?:m|ve|d|ll|re)\b/i
 const RAW_SESSION_TOP = 3
 /** A raw-log line's own score plus context at which it counts as a full match (see rankRawLog). */
 const RAW_FULL_MATCH = 1
@@ -147,7 +164,9 @@ export const rankQuery = (req: RankRequest, settings: RankSettings, sources: Ran
       : rankGraph(req, settings, ctx, sources.graph, graphSearch, bestLexical)
   items.push(...graph.ranked)
   if (sources.raw !== null && rawSearch !== null) items.push(...rankRawLog(req, settings, sources.raw, rawSearch, bestLexical))
-  const results = mergeResults(items, req.k)
+  // Newer wins among the best candidates, then the cut: a newer statement ranked below k can take the place of an older one.
+  const merged = mergeRanked(items, Math.max(req.k, NEWER_WINS_POOL))
+  const results = (settings.newerWins === false ? merged : newerWins(merged, req.query, req.includeHistory)).slice(0, req.k).map(toResult)
   const returnedNodes: Array<{ node: MemoryNode; strength: Strength }> = []
   for (const r of results) {
     const hit = r.nodeId === undefined ? undefined : graph.nodes.get(r.nodeId)
@@ -174,6 +193,8 @@ const rankBuffer = (req: RankRequest, settings: RankSettings, hits: ReadonlyArra
         source: "buffer" as const,
         score: Math.min(1, blendScore(trace, settings, false)),
         sourceRefs: [{ sessionId: h.entry.session_id, messageIndex: h.entry.source_msg }],
+        at: h.entry.timestamp,
+        said: true,
         ...(req.trace ? { trace } : {})
       }
     })
@@ -277,6 +298,8 @@ const rankGraph = (
     sourceRefs: node.sourceRefs,
     entity: node.entityType !== null,
     penalty: (1 - trace.statusBonus) * settings.contradictionPenalty,
+    at: windowStart(node),
+    said: node.entityType === null,
     ...(req.trace ? { trace } : {})
   }))
   return { ranked, nodes: new Map(top.map((s) => [s.node.id, { node: s.node, strength: s.strength }])) }
@@ -346,6 +369,7 @@ const rankRawLog = (
   const own = new Map<string, { lex: number; sim: number; h: number }>()
   // "What did Caroline say about ..." asks about Caroline's own lines first.
   const queryWords = new Set(words(req.query))
+  const assistantShare = FIRST_PERSON.test(req.query) ? tuning.assistantShare : 1
   const named = new Map<string, boolean>()
   const authorNamed = (author: string | null) => {
     if (author === null || tuning.authorWeight === 0) return false
@@ -364,7 +388,7 @@ const rankRawLog = (
       const lex = lexical.get(key) ?? 0
       const v = vectors === null ? undefined : raw.vectorOf.get(key)
       const sim = vectors === null ? 0 : (semantic.get(key) ?? (v === undefined ? 0 : Math.max(0, dot(q!, v))))
-      const h = lexShare * lex + (1 - lexShare) * sim
+      const h = (lexShare * lex + (1 - lexShare) * sim) * (doc.role === "assistant" ? assistantShare : 1)
       s = { lex, sim, h: h > 0 && authorNamed(doc.author) ? h + tuning.authorWeight : h }
       own.set(key, s)
     }
@@ -422,6 +446,8 @@ const rankRawLog = (
     source: "raw_log" as const,
     score,
     sourceRefs: [{ sessionId: doc.sessionId, messageIndex: doc.index }],
+    at: doc.timestamp,
+    said: doc.role === "user",
     ...(req.trace ? { trace } : {})
   }))
 }

@@ -72,6 +72,10 @@ export interface Ranked extends RetrievalResult {
   readonly entity?: boolean
   /** The contradiction penalty in a graph memory's score (a line it stands for carries it too). */
   readonly penalty?: number
+  /** When it was said (newer wins compares these). */
+  readonly at?: string
+  /** The user's own statement (a graph memory, a buffer entry, a user line), not assistant text. */
+  readonly said?: boolean
 }
 
 /**
@@ -80,7 +84,11 @@ export interface Ranked extends RetrievalResult {
  * (non-entity) graph memory. The merged result is the buffer entry, else the graph memory, else the line
  * ("does better" 5: a graph memory is never dropped for a raw-log line), at the best score of the group.
  */
-export const mergeResults = (items: ReadonlyArray<Ranked>, k: number): Array<RetrievalResult> => {
+export const mergeResults = (items: ReadonlyArray<Ranked>, k: number): Array<RetrievalResult> =>
+  mergeRanked(items, k).map(toResult)
+
+/** mergeResults, keeping what newer-wins needs to know of each result. */
+export const mergeRanked = (items: ReadonlyArray<Ranked>, k: number): Array<Ranked> => {
   const order = items
     .map((r, i) => ({ r, i }))
     .sort((a, b) => b.r.score - a.r.score || PRIORITY[b.r.source] - PRIORITY[a.r.source] || a.i - b.i)
@@ -138,10 +146,11 @@ export const mergeResults = (items: ReadonlyArray<Ranked>, k: number): Array<Ret
     return { g, i, score }
   })
   scored.sort((a, b) => b.score - a.score || a.i - b.i)
-  return scored.slice(0, Math.max(0, k)).map(({ g, score }) => toResult(g.rep, score))
+  return scored.slice(0, Math.max(0, k)).map(({ g, score }) => ({ ...g.rep, score }))
 }
 
-const toResult = (r: Ranked, score: number): RetrievalResult => {
-  const { entity: _entity, penalty: _penalty, ...result } = r
-  return { ...result, score }
+/** The result as returned: without what only the merge and newer-wins need. */
+export const toResult = (r: Ranked): RetrievalResult => {
+  const { entity: _entity, penalty: _penalty, at: _at, said: _said, ...result } = r
+  return result
 }

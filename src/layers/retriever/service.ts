@@ -34,6 +34,8 @@ export interface RetrieverOptions {
   readonly rawTuning?: Partial<RawTuning>
   /** Graph ranking other than the measured defaults (ablations: the reference's blend). */
   readonly graphTuning?: Partial<GraphTuning>
+  /** Newer wins among one query's candidates (default true; false for ablations). */
+  readonly newerWins?: boolean
   /**
    * Indexes kept from an earlier retriever over the same stores and configuration (the hook server
    * builds a retriever per request around one long-lived state). Default: a fresh state.
@@ -105,7 +107,8 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
       rawLogScoreScale: config.rawLogScoreScale,
       strength: strengthParams(config),
       raw: { ...DEFAULT_RAW_TUNING, ...options.rawTuning },
-      graph: { ...DEFAULT_GRAPH_TUNING, ...options.graphTuning }
+      graph: { ...DEFAULT_GRAPH_TUNING, ...options.graphTuning },
+      newerWins: options.newerWins !== false
     }
 
     const embedOrWarn = (texts: ReadonlyArray<string>) =>

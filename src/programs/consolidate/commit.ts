@@ -1,6 +1,7 @@
 import type { Candidate } from "../../domain/Candidate.js"
 import type { SourceRef } from "../../domain/Message.js"
 import { type Edge, type Graph, makeNode, type MemoryNode } from "../../domain/Node.js"
+import { type AttributeMention, attributeMentions, isSlot, slotKey, updates } from "../../text/attributes.js"
 import { canonicalKeyForContent, correctionSupersedes, statementKey } from "../../text/canonical.js"
 import { EntityIndex, isEntityNode, mentionedEntities, registerAlias } from "../../text/entities.js"
 import { p90, type StrengthParams, strengthOf } from "../../domain/strength.js"
@@ -127,6 +128,20 @@ export const planCommit = (
       else set.add(n.id)
     }
   }
+  // Active statements by the heads of the attributes they state a value of (attributes.ts).
+  const byHead = new Map<string, Set<string>>()
+  const mentionsOf = new Map<string, ReadonlyArray<AttributeMention>>()
+  const addSlots = (n: MemoryNode) => {
+    if (n.status !== "active" || n.type === "episodic" || isEntityNode(n)) return
+    const ms = attributeMentions(n.content)
+    if (ms.length === 0) return
+    mentionsOf.set(n.id, ms)
+    for (const m of ms) {
+      const set = byHead.get(m.head)
+      if (set === undefined) byHead.set(m.head, new Set([n.id]))
+      else set.add(n.id)
+    }
+  }
   const dimension = prepared.find((p) => p.vector !== null)?.vector?.length ?? 0
   const vectors = settings.modelId !== null && dimension > 0 ? new VectorIndex(dimension) : null
   const addVector = (n: MemoryNode) => {
@@ -138,6 +153,7 @@ export const planCommit = (
     if (isEntityNode(n)) continue
     addStatement(n)
     addVector(n)
+    addSlots(n)
   }
   const entities = new EntityIndex(nodes.values())
 
@@ -155,6 +171,7 @@ export const planCommit = (
     if (old.validTo !== null && old.validTo < end) end = old.validTo
     put({ ...old, status: "superseded", validTo: end })
     activeByKey.get(old.canonicalKey ?? "")?.delete(id)
+    for (const m of mentionsOf.get(id) ?? []) byHead.get(m.head)?.delete(id)
     superseded++
   }
 
@@ -200,7 +217,9 @@ export const planCommit = (
 
     const sk = statementKey(c.content)
     // Episodes (outcomes, dated events) are things that happened, not slots: they never supersede.
-    const key = c.keyOverride ?? (c.type === "episodic" ? null : canonicalKeyForContent(c.content))
+    const slots = c.type === "episodic" ? [] : attributeMentions(c.content)
+    const firstSlot = slots.find(isSlot)
+    const key = c.keyOverride ?? (c.type === "episodic" ? null : (canonicalKeyForContent(c.content) ?? (firstSlot !== undefined ? slotKey(firstSlot) : null)))
     const exact = (byStatement.get(sk) ?? []).map((id) => nodes.get(id)!).filter(sameScope)
     const current = exact.find((n) => n.status === "active")
     if (current !== undefined) {
@@ -243,12 +262,13 @@ export const planCommit = (
       mentionedDates: c.mentionedDates,
       scope
     })
-    if (key !== null) {
+    const supersedes: Array<string> = []
+    // Exact slot keys of attributes are not enough to supersede: updates() decides (below).
+    if (key !== null && !key.startsWith("attr:")) {
       const rivals = new Set<string>(activeByKey.get(key) ?? [])
       if (c.isCorrection && (family(key) === "preference" || family(key) === "policy")) {
         for (const [k, ids] of activeByKey) if (k !== key && family(k) === family(key)) for (const id of ids) rivals.add(id)
       }
-      const supersedes: Array<string> = []
       for (const id of rivals) {
         const old = nodes.get(id)!
         if (!sameScope(old) || statementKey(old.content) === sk) continue
@@ -266,12 +286,34 @@ export const planCommit = (
         markSuperseded(id, at)
         supersedes.push(id)
       }
-      if (supersedes.length > 0) node = { ...node, supersedes }
     }
+    // A later value of the same attribute supersedes the earlier statement, whatever either's phrasing.
+    for (const later of slots) {
+      if (!isSlot(later)) continue
+      for (const id of [...(byHead.get(later.head) ?? [])]) {
+        const old = nodes.get(id)!
+        if (!sameScope(old) || old.status !== "active" || supersedes.includes(id) || statementKey(old.content) === sk) continue
+        if (!(mentionsOf.get(id) ?? []).some((m) => updates(m, old.content, later, c.content))) continue
+        const oldFrom = old.validFrom
+        if (oldFrom !== null && oldFrom > at) {
+          // A late-arriving older statement: the newer one stays current and supersedes it.
+          if (node.status === "active") {
+            node = { ...node, status: "superseded", validTo: node.validTo !== null && node.validTo < oldFrom ? node.validTo : oldFrom }
+            put({ ...old, supersedes: [...old.supersedes, node.id] })
+            superseded++
+          }
+          continue
+        }
+        markSuperseded(id, at)
+        supersedes.push(id)
+      }
+    }
+    if (supersedes.length > 0) node = { ...node, supersedes }
     put(node)
     created.push(node)
     addStatement(node)
     addVector(node)
+    addSlots(node)
   }
 
   // Temporal chain of the batch's new episodic nodes; association edges to the entities it names.

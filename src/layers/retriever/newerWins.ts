@@ -1,0 +1,182 @@
+// Newer wins across sources, at retrieval: among one query's candidates (graph memories, buffer entries
+// and raw-log lines alike), the statements that give the value the query asks about are ordered newest
+// first, in the places they held; the older ones stay, marked with the newer statement and its time.
+// Contradictions that are not updates ("I've never used X" beside "I set up X") come back together,
+// flagged, so the agent can ask. No stored state: the candidates and their own words decide.
+import type { SourceRef } from "../../domain/Message.js"
+import { analyze, porterStem } from "../../search/IndexAnalyzer.js"
+import { type AttributeMention, attributeMentions } from "../../text/attributes.js"
+import { splitSentences } from "../../text/sentences.js"
+
+/** What newerWins needs of a candidate besides its content. */
+export interface Said {
+  readonly content: string
+  readonly sourceRefs: ReadonlyArray<SourceRef>
+  readonly nodeId?: string | undefined
+  /** When it was said (canonical ISO); undefined: unknown, never reordered. */
+  readonly at?: string | undefined
+  /** The user's own statement (assistant text restates, it does not update). */
+  readonly said?: boolean | undefined
+}
+
+export interface Marks {
+  /** A newer statement of the same value exists. */
+  readonly supersededBy?: { readonly at: string; readonly sourceRefs: ReadonlyArray<SourceRef>; readonly nodeId?: string }
+  /** This is the newest of several values: when it was said, and the value before it. */
+  readonly updated?: { readonly at: string; readonly before: string; readonly beforeAt: string }
+  /** Another candidate says the opposite (not an update): both come back, flagged. */
+  readonly conflictsWith?: { readonly at: string | null; readonly sourceRefs: ReadonlyArray<SourceRef>; readonly nodeId?: string }
+}
+
+// A question about what used to be, or about the change itself, wants the old value where it ranked.
+const ASKS_HISTORY = /\b(?:originally|initially|at first|first|previous(?:ly)?|used to|earlier|before|old|former(?:ly)?|history|change[sd]?|progress(?:ed)?)\b/i
+
+// The value kinds a question asks for, when its wording says so.
+const EXPECTED: ReadonlyArray<readonly [RegExp, ReadonlySet<AttributeMention["kind"]>]> = [
+  [/\bhow many\b/i, new Set(["count", "quantity", "score"])],
+  [/\bhow much\b/i, new Set(["money", "quantity", "percent"])],
+  [/\bhow long\b/i, new Set(["quantity", "count", "time"])],
+  [/\bwhen\b|\bwhat (?:date|day|time)\b|\bdeadline\b/i, new Set(["date", "time"])]
+]
+
+/** A candidate's sentence stating a value counts when it covers at least this share of the query's terms. */
+export const MIN_COVERAGE = 0.4
+/** Other statements of the value must cover at least this share of what the best-ranked one covers. */
+export const COVERAGE_RATIO = 0.6
+/** Only the best candidates are compared (they are what the agent sees, and what it costs to look). */
+export const NEWER_WINS_POOL = 30
+
+interface Stated {
+  readonly mention: AttributeMention
+  readonly coverage: number
+  readonly words: ReadonlyArray<string>
+}
+
+const analyzed = new Map<string, ReadonlyArray<{ readonly text: string; readonly terms: ReadonlySet<string>; readonly mentions: ReadonlyArray<AttributeMention> }>>()
+const ANALYZED_MAX = 4096
+
+/** Sentences of a text with their index terms and attribute mentions (cached: lines recur across queries). */
+const sentencesOf = (content: string) => {
+  let out = analyzed.get(content)
+  if (out === undefined) {
+    out = splitSentences(content).map((s) => ({ text: s.text, terms: new Set(analyze(s.text)), mentions: attributeMentions(s.text) }))
+    if (analyzed.size >= ANALYZED_MAX) analyzed.clear()
+    analyzed.set(content, out)
+  }
+  return out
+}
+
+/** The candidate's best sentence stating a value of an expected kind whose attribute the query names. */
+const statedValue = (content: string, query: ReadonlySet<string>, kinds: ReadonlySet<string> | null): Stated | null => {
+  let best: Stated | null = null
+  for (const s of sentencesOf(content)) {
+    let covered = 0
+    for (const t of query) if (s.terms.has(t)) covered++
+    const coverage = covered / query.size
+    if (best !== null && coverage <= best.coverage) continue
+    for (const m of s.mentions) {
+      if (kinds !== null && !kinds.has(m.kind)) continue
+      const words = analyze(m.attribute)
+      if (!words.some((w) => query.has(w))) continue
+      best = { mention: m, coverage, words }
+      break
+    }
+  }
+  return best
+}
+
+const NEVER = /\b(?:i|we)(?:'ve|\s+have|\s+had)?\s+never\s+([^.;:!?\n]+)|\b(?:i|we)\s+(?:have|had)n['’]t\s+ever\s+([^.;:!?\n]+)/gi
+const NEGATED = /\b(?:never|not|no|n['’]t)\b/i
+/** Share of a denial's words another sentence must share to say the opposite. */
+export const CONFLICT_SHARE = 0.6
+
+const stems = (text: string) => [...new Set(analyze(text).map(porterStem))]
+
+/** The denials ("I've never written integration tests") of a text: their stemmed words. */
+const denialsOf = (content: string): Array<ReadonlyArray<string>> => {
+  const out: Array<ReadonlyArray<string>> = []
+  for (const m of content.matchAll(NEVER)) {
+    const words = stems((m[1] ?? m[2] ?? "").split(/\s+/).slice(0, 10).join(" "))
+    if (words.length >= 2) out.push(words)
+  }
+  return out
+}
+
+/** Whether some sentence of `content` affirms what a denial denies. */
+const affirms = (content: string, denial: ReadonlyArray<string>): boolean =>
+  splitSentences(content).some((s) => {
+    if (NEGATED.test(s.text)) return false
+    const have = new Set(stems(s.text))
+    return denial.filter((w) => have.has(w)).length >= Math.max(2, Math.ceil(CONFLICT_SHARE * denial.length))
+  })
+
+const refOf = (x: Said) => ({ sourceRefs: x.sourceRefs, ...(x.nodeId !== undefined ? { nodeId: x.nodeId } : {}) })
+
+/**
+ * Applies newer-wins to one query's candidates (best first): the statements of the value the query asks
+ * about move newest first into the places they held (in time order with `includeHistory`), the older
+ * ones marked; a denial and a statement affirming it are put next to each other and flagged. Returns
+ * the candidates in their new order, each with its marks.
+ */
+export const newerWins = <A extends Said>(
+  candidates: ReadonlyArray<A>,
+  query: string,
+  includeHistory: boolean
+): Array<A & Marks> => {
+  const items: Array<A & Marks> = candidates.map((c) => ({ ...c }))
+  const out = [...items]
+  const n = Math.min(out.length, NEWER_WINS_POOL)
+  const terms = new Set(analyze(query))
+  if (n < 2 || terms.size === 0) return out
+
+  // 1. Updates: the best-ranked user statement of a value the query names sets the slot.
+  const kinds = EXPECTED.find(([re]) => re.test(query))?.[1] ?? null
+  const stated = items.slice(0, n).map((c) => (c.said === true && c.at !== undefined ? statedValue(c.content, terms, kinds) : null))
+  const anchorAt = stated.findIndex((s) => s !== null && s.coverage >= MIN_COVERAGE)
+  if (anchorAt >= 0) {
+    const anchor = stated[anchorAt]!
+    const own = new Set(anchor.words)
+    const members = stated.flatMap((s, i) =>
+      s !== null &&
+      s.mention.kind === anchor.mention.kind &&
+      s.mention.unit === anchor.mention.unit &&
+      s.coverage >= COVERAGE_RATIO * anchor.coverage &&
+      s.words.every((w) => terms.has(w) || own.has(w))
+        ? [i]
+        : []
+    )
+    if (new Set(members.map((i) => stated[i]!.mention.value)).size >= 2) {
+      const at = (i: number) => items[i]!.at!
+      const byTime = [...members].sort((a, b) => (at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : a - b))
+      const newest = byTime[0]!
+      const value = (i: number) => stated[i]!.mention.value
+      const older = byTime.find((i) => value(i) !== value(newest))!
+      // Newest first; in time order when history is asked for; where they ranked when the question is about the past.
+      const order = includeHistory ? [...byTime].reverse() : ASKS_HISTORY.test(query) ? members : byTime
+      members.forEach((pos, j) => (out[pos] = items[order[j]!]!))
+      const now = items[newest]!
+      Object.assign(now, { updated: { at: now.at!, before: value(older), beforeAt: at(older) } })
+      for (const i of members) if (i !== newest && at(i) <= now.at!) Object.assign(items[i]!, { supersededBy: { at: now.at!, ...refOf(now) } })
+    }
+  }
+
+  // 2. Contradictions: a denial the query is about, and a candidate affirming it, come back together.
+  const paired = new Set<A & Marks>()
+  for (let i = 0; i < Math.min(out.length, NEWER_WINS_POOL); i++) {
+    const denier = out[i]!
+    if (denier.said !== true || paired.has(denier)) continue
+    const denial = denialsOf(denier.content).find((d) => d.some((w) => terms.has(w) || [...terms].some((t) => porterStem(t) === w)))
+    if (denial === undefined) continue
+    const j = out.findIndex((x, at) => at !== i && at < NEWER_WINS_POOL && x.said === true && !paired.has(x) && affirms(x.content, denial))
+    if (j < 0) continue
+    const other = out[j]!
+    paired.add(denier).add(other)
+    Object.assign(denier, { conflictsWith: { at: other.at ?? null, ...refOf(other) } })
+    Object.assign(other, { conflictsWith: { at: denier.at ?? null, ...refOf(denier) } })
+    // The lower-ranked one moves up next to the other.
+    const [hi, lo] = i < j ? [i, j] : [j, i]
+    const moved = out.splice(lo, 1)[0]!
+    out.splice(hi + 1, 0, moved)
+  }
+  return out
+}

@@ -1,0 +1,357 @@
+// Attribute slots without an LLM: the values people update (money, percentages, quantities with units,
+// counts of things, scores, dates, times of day, versions) and what each is the value of ("monthly book
+// budget", "login api response time", "commits"), read from the words around the value. Two statements of
+// one attribute with different values are an update; update cues ("now", "increased to") are evidence only.
+
+/** What kind of value a mention is: statements of one attribute compare values of one kind. */
+export type ValueKind = "money" | "percent" | "quantity" | "count" | "score" | "date" | "time" | "version"
+
+export interface AttributeMention {
+  /** What the value is of, as words: "monthly book budget". */
+  readonly attribute: string
+  /** The attribute's last word, singular: "budget". */
+  readonly head: string
+  /** Its other words, singular and sorted: ["book", "monthly"]. */
+  readonly modifiers: ReadonlyArray<string>
+  /** Whose it is when the text says ("scott", "repo"); null: the speaker's or unsaid. */
+  readonly holder: string | null
+  readonly kind: ValueKind
+  /** The unit the value is in ("ms", "mb", "$", "commit"), so 150 MB and 150 ms never meet. */
+  readonly unit: string
+  /** The value, normalised: "120ms" -> "120 ms", "$1,250" -> "$ 1250". */
+  readonly value: string
+  /** An update cue stands next to it ("has reached", "increased to", "now"). */
+  readonly cue: boolean
+  /**
+   * The text states the value as the attribute's ("my budget is $50", "a budget of $50", "my $50 budget",
+   * "has reached 165 commits"), rather than mentioning it in passing ("paid $300 for a course").
+   */
+  readonly stated: boolean
+  /** Where the value is in the text. */
+  readonly start: number
+  readonly end: number
+}
+
+// Words that are never part of an attribute's name.
+const FUNCTION_WORDS = new Set(
+  ("a an the and or but if then so than that this these those is am are was were be been being do does did " +
+    "have has had having will would shall should can could may might must i me my mine we us our you your he him his " +
+    "she her it its they them their what which who whom whose when where why how of at by for with about against " +
+    "between into through during before after above below to from up down in out on off over under again once here " +
+    "there all any both each few more most other some such no nor not only own same too very s t just also as per " +
+    "ve m re ll d around approximately roughly nearly almost about currently now recently already still even yet " +
+    "new old latest current recent total average averaging averaged overall initial original final full extra another " +
+    "like got get gets getting spent spend spending spends set sets setting made make making reached reach reaches " +
+    "hit hits increased increase increases decreased decrease decreases dropped drop drops rose rise rises risen grew grow grown " +
+    "improved improve improves improving changed change changes moved move moves adjusted adjust extended extend " +
+    "shortened shorten updated update raised raise lowered lower bumped cut reduced reduce boosted boost upgraded upgrade " +
+    "doubled tripled expanded expand went go goes stands stand sits sit rated rate measured measure measures recorded " +
+    "showed shows show scored achieved achieve earned earn earning allocated allocate budgeted paying pay " +
+    "costs cost costing priced uses using used running runs run taking takes took completed complete finished " +
+    "uploaded upload attended attend invited invite planned plan planning scheduled schedule booked " +
+    "starting since until due coming including included includes confirmed expected remaining left going checked " +
+    "i've i'm i'd i'll we've we're it's that's there's he's she's they're you've aside well " +
+    "help trying try want wanted need needed think thought wondering know knew considering seems seem able " +
+    "really kinda pretty quite much many lot lots bit little one ones something thing things way").split(" ")
+)
+
+// Update cues, as evidence that a statement replaces an earlier one.
+const CUE = /\b(now|changed|moved|increased|decreased|raised|lowered|dropped|rose|risen|grew|grown|improved|adjusted|extended|shortened|updated|upgraded|reached|has reached|no longer|instead|switched|bumped|boosted|reduced|doubled|expanded|new)\b/i
+
+const MONTH = "(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+const MEASURE_UNITS =
+  "ms|milliseconds?|secs?|seconds?|s|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|yrs?|" +
+  "kb|mb|gb|tb|kib|mib|gib|kbps|mbps|gbps|kcal|calories|lbs?|pounds|kg|g|mg|mg/dl|mmhg|km|miles?|mi|m|cm|mm|" +
+  "inches|inch|ft|feet|sq ft|fps|rpm|qps|rps|units|cores?|vcpus?|requests/minute|requests per minute|req/s|" +
+  "requests/second|requests per second|words|pages?|points?|steps?|reps?|sets|laps|bpm|°f|°c|degrees"
+
+// One pattern per kind, tried in this order at each position.
+const VALUE_PATTERNS: ReadonlyArray<readonly [ValueKind, RegExp]> = [
+  ["date", new RegExp(`\\b${MONTH}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?(?:,?\\s+\\d{4})?\\b|\\b\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH}(?:,?\\s+\\d{4})?\\b|\\b\\d{4}-\\d{2}-\\d{2}\\b`, "iy")],
+  ["money", /(?:[$€£]\s?|\b(?:usd|cad|eur|gbp|aud)\s?)\d[\d,]*(?:\.\d+)?(?![\d^_{}\\])(?:\s?(?:k|m|million|billion)\b)?(?:\s?(?:usd|cad|eur|gbp|aud)\b)?|\b\d[\d,]*(?:\.\d+)?\s?(?:dollars|euros|bucks)\b/iy],
+  ["percent", /\b\d+(?:\.\d+)?\s?(?:%|percent\b)/iy],
+  ["version", /\bv\d+(?:\.\d+)+\b|\b\d+\.\d+\.\d+\b/iy],
+  ["time", /\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)(?![a-z])/iy],
+  ["score", /\b\d+\s?\/\s?\d+\b(?!\s?(?:\d|[a-z]))/iy],
+  ["quantity", new RegExp(`\\b\\d[\\d,]*(?:\\.\\d+)?\\s?(?:${MEASURE_UNITS})(?![a-z0-9])`, "iy")],
+  // A year ("2024 Q1") counts nothing.
+  ["count", /\b(?!(?:19|20)\d{2}\b)(?:\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred)(?:-[a-z]+)?(?=\s+[a-z])/iy]
+]
+
+const NUMBER_WORDS: Record<string, string> = {
+  one: "1", two: "2", three: "3", four: "4", five: "5", six: "6", seven: "7", eight: "8", nine: "9", ten: "10",
+  eleven: "11", twelve: "12", fifteen: "15", twenty: "20", thirty: "30", fifty: "50", hundred: "100"
+}
+
+const UNIT_ALIASES: Record<string, string> = {
+  milliseconds: "ms", millisecond: "ms", seconds: "s", second: "s", sec: "s", secs: "s", minutes: "min", minute: "min",
+  mins: "min", hours: "h", hour: "h", hrs: "h", hr: "h", days: "day", weeks: "week", months: "month", years: "year",
+  yrs: "year", yr: "year", lbs: "lb", pounds: "lb", calories: "kcal", miles: "mi", mile: "mi", inches: "in", inch: "in",
+  feet: "ft", "requests per minute": "requests/minute", "requests per second": "requests/second", "req/s": "requests/second",
+  pages: "page", points: "point", steps: "step", reps: "rep", cores: "core", vcpus: "vcpu", degrees: "°"
+}
+
+/** A plain English singular: "commits" -> "commit", "budgets" -> "budget", "boxes" -> "box". */
+export const singular = (word: string): string => {
+  if (word.length <= 3 || word.endsWith("ss") || word.endsWith("us") || word.endsWith("is")) return word
+  if (word.endsWith("ies")) return word.slice(0, -3) + "y"
+  if (/(?:ches|shes|xes|sses|zes)$/.test(word)) return word.slice(0, -2)
+  if (word.endsWith("s")) return word.slice(0, -1)
+  return word
+}
+
+const WORD = /\p{L}[\p{L}\p{N}'’-]*/gu
+
+interface Token {
+  readonly text: string
+  readonly start: number
+  readonly end: number
+}
+
+const tokensOf = (text: string): Array<Token> => [...text.matchAll(WORD)].map((m) => ({ text: m[0].toLowerCase().replace(/’/g, "'").replace(/'s$/, ""), start: m.index, end: m.index + m[0].length }))
+
+// Adverbs are never part of an attribute, except how often it applies ("monthly budget", "daily limit").
+const FREQUENCY = /^(?:hourly|daily|nightly|weekly|biweekly|monthly|quarterly|yearly|annually)$/
+const contentWord = (w: string): boolean =>
+  w.length > 1 && !FUNCTION_WORDS.has(w) && !/^\d/.test(w) && (!w.endsWith("ly") || FREQUENCY.test(w))
+
+// A clause break between two positions: punctuation that ends a phrase.
+const BREAK = /[.;:!?()[\]{}"“”]|,\s|\s[-–—]\s|\n/
+
+/** Up to three content words right after the value (its unit-like noun: "$700 budget ceiling", "90% accuracy"). */
+const wordsAfter = (text: string, tokens: ReadonlyArray<Token>, end: number): Array<Token> => {
+  const out: Array<Token> = []
+  let last = end
+  for (const t of tokens) {
+    if (t.start < end) continue
+    if (BREAK.test(text.slice(last, t.start))) break
+    if (!contentWord(t.text)) break
+    out.push(t)
+    last = t.end
+    if (out.length === 3) break
+  }
+  return out
+}
+
+// Past participles between an attribute and its value are verbs ("checked on", "adjusted to").
+const PARTICIPLE = /^[a-z]{2,}[^e]ed$/
+
+// How many function words may stand between the attribute and its value ("… time, which has decreased to 120ms").
+const MAX_GAP = 6
+
+/** Up to three content words before the value, across at most MAX_GAP function words ("monthly book budget is $50"). */
+const wordsBefore = (text: string, tokens: ReadonlyArray<Token>, start: number): Array<Token> => {
+  const out: Array<Token> = []
+  let gap = 0
+  let next = start
+  for (let i = tokens.length - 1; i >= 0; i--) {
+    const t = tokens[i]!
+    if (t.end > start) continue
+    const between = text.slice(t.end, next)
+    // A phrase break ends the attribute once it has begun; before that, only a comma may be crossed.
+    if (out.length > 0 ? BREAK.test(between) : /[.;:!?()[\]{}\n]/.test(between)) break
+    if (/\d/.test(between) || /\d\s?$/.test(text.slice(Math.max(0, t.start - 2), t.start))) break
+    next = t.start
+    if (contentWord(t.text) && !(out.length === 0 && PARTICIPLE.test(t.text))) {
+      out.unshift(t)
+      if (out.length === 3) break
+    } else if (out.length > 0) {
+      break
+    } else if (++gap > MAX_GAP) {
+      break
+    }
+  }
+  return out
+}
+
+const normalizeValue = (kind: ValueKind, raw: string): { value: string; unit: string } => {
+  const text = raw.toLowerCase().replace(/\s+/g, " ").trim()
+  switch (kind) {
+    case "money": {
+      const symbol = /[€£]|eur|gbp/.test(text) ? (/€|eur/.test(text) ? "€" : "£") : "$"
+      const n = text.match(/\d[\d,]*(?:\.\d+)?/)![0].replace(/,/g, "")
+      const scale = /\bk\b|\d\s?k$/.test(text) ? "k" : /\bm\b|million/.test(text) ? "m" : ""
+      return { value: `${symbol}${n}${scale}`, unit: symbol }
+    }
+    case "percent":
+      return { value: `${text.match(/\d+(?:\.\d+)?/)![0]}%`, unit: "%" }
+    case "quantity": {
+      const m = /^(\d[\d,]*(?:\.\d+)?)\s?(.+)$/.exec(text)!
+      const unit = UNIT_ALIASES[m[2]!] ?? m[2]!
+      return { value: `${m[1]!.replace(/,/g, "")} ${unit}`, unit }
+    }
+    case "count": {
+      const m = /^([a-z]+|\d[\d,]*(?:\.\d+)?)(?:-([a-z]+))?$/.exec(text)!
+      const n = NUMBER_WORDS[m[1]!] ?? m[1]!.replace(/,/g, "")
+      return { value: n, unit: m[2] !== undefined ? singular(m[2]) : "" }
+    }
+    case "score":
+      return { value: text.replace(/\s/g, ""), unit: `/${text.split("/")[1]!.trim()}` }
+    case "date":
+      return { value: text.replace(/(\d)(?:st|nd|rd|th)\b/, "$1").replace(/,/g, ""), unit: "date" }
+    case "time":
+      return { value: text.replace(/\./g, "").replace(/\s/g, ""), unit: "time" }
+    case "version":
+      return { value: text.replace(/^v/, ""), unit: "version" }
+  }
+}
+
+const describe = (words: ReadonlyArray<Token>) => {
+  const names = words.map((t) => t.text)
+  const stems = names.map(singular)
+  const head = stems[stems.length - 1]!
+  return { attribute: names.join(" "), head, modifiers: [...new Set(stems.slice(0, -1))].sort() }
+}
+
+// The words between an attribute and its value that make the value the attribute's.
+const LINK = /^[\s,]*(?:which|that)?\s*(?:(?:is|are|was|were|has|have|had|been|be|now|currently|still|just|finally|recently|already|officially|also|only|up|down|being|got|gotten|rated|measured|estimated|sitting|standing|running|holding|averaging|set)\s+)*(?:(?:at|of|to|now|reached|hit|hits|reaches|stands at|sits at|totals?|totaling|averaging|around|about|approximately|roughly|nearly|=|:|(?:increased|decreased|raised|lowered|dropped|rose|grown|grew|improved|adjusted|extended|shortened|updated|moved|changed|bumped|boosted|reduced|cut|set|upgraded|expanded|pushed|postponed|rescheduled|fell|climbed|jumped|went up|went down)(?:\s+(?:to|by|at|for))?)\s*)*[\s,]*(?:from\s+)?$|^\s*(?:is|are|was|were)\s*$|^\s*:\s*$/i
+// Before a value that comes first: a possessive or article ("my $700 budget", "a 5-page guide", "the 90% accuracy").
+const POSSESSIVE_BEFORE = /\b(?:my|our|his|her|their|its|the|new|current|[\p{L}]+['’]s)\s+(?:new\s+|current\s+|updated\s+|total\s+|monthly\s+|weekly\s+|annual\s+|daily\s+)?$/iu
+// Counts that say what something has: "has reached 165 commits", "I have 28 people coming".
+const HAVE_BEFORE = /\b(?:has|have|had|now|reached|hit|totals?|up to|down to|increased to|decreased to|grown to|dropped to)\s+(?:now\s+|reached\s+|about\s+|around\s+|nearly\s+|over\s+)?$/i
+
+const HOLDER = /\b([A-Z][a-z]+)'s\s+$|\bthe\s+([a-z]+)'s\s+$/
+
+/** The attribute mentions of a text, in order (a value whose attribute cannot be read is left out). */
+export const attributeMentions = (text: string): Array<AttributeMention> => {
+  if (!/\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|fifty)\b/i.test(text)) return []
+  const tokens = tokensOf(text)
+  const out: Array<AttributeMention> = []
+  let previousEnd = -1
+  // Where a "from X to Y" began: Y's attribute is read before it.
+  let anchor = -1
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    const digit = c >= 48 && c <= 57
+    if (!digit && !/[$€£a-z]/i.test(text[i]!)) continue
+    if (i > 0 && /[a-z0-9.,]/i.test(text[i - 1]!) && !(digit && text[i - 1] === " ")) continue
+    for (const [kind, pattern] of VALUE_PATTERNS) {
+      pattern.lastIndex = i
+      const m = pattern.exec(text)
+      if (m === null || m[0] === "") continue
+      const start = i
+      const end = i + m[0].length
+      if (start < previousEnd) break
+      // "from 75% to 88%": the earlier value is what it was; the later one is the statement.
+      const after = text.slice(end, end + 40)
+      const from = /\bfrom\s+$/i.exec(text.slice(Math.max(0, start - 8), start))
+      if (from !== null && new RegExp(`^\\s+to\\s+(?:[$€£]|\\d|${MONTH}\\b)`, "i").test(after)) {
+        anchor = start - 8 + Math.max(0, 8 - start) + from.index
+        previousEnd = end
+        break
+      }
+      const { value, unit } = normalizeValue(kind, m[0])
+      let words = wordsAfter(text, tokens, end)
+      let countUnit = unit
+      if (kind === "count") {
+        // The counted thing is the attribute: "165 commits", "28 people", "a 5-page mentoring guide".
+        if (words.length === 0) break
+        if (countUnit === "") {
+          words = words.slice(0, 2)
+          // "150 commits merged", "12 players attending": the counted thing, not what happened to it.
+          if (words.length === 2 && /(?:ed|ing)$/.test(words[1]!.text)) words = words.slice(0, 1)
+          countUnit = singular(words[words.length - 1]!.text)
+        }
+      } else if (words.length === 0 || kind === "date" || kind === "time" || kind === "version" || kind === "quantity") {
+        const before = wordsBefore(text, tokens, anchor >= 0 && start - anchor < 40 ? anchor : start)
+        if (before.length > 0) words = before
+        else if (kind === "date" || kind === "time" || kind === "version") words = []
+      }
+      if (words.length === 0) {
+        previousEnd = end
+        break
+      }
+      const prefix = text.slice(Math.max(0, words[0]!.start - 30), words[0]!.start)
+      const holder = HOLDER.exec(prefix)
+      const gapText = words[0]!.start >= end ? text.slice(end, words[0]!.start) : text.slice(words[words.length - 1]!.end, anchor >= 0 && start - anchor < 40 ? anchor : start)
+      const before = text.slice(Math.max(0, (words[0]!.start >= end ? start : words[0]!.start) - 12), words[0]!.start >= end ? start : words[0]!.start)
+      const stated =
+        words[0]!.start >= end
+          ? // value first: "my $700 budget", "a 5-page guide", "has reached 165 commits"
+            POSSESSIVE_BEFORE.test(before) || (kind === "count" && HAVE_BEFORE.test(text.slice(Math.max(0, start - 30), start)))
+          : // attribute first: "budget is $50", "budget of $50", "time has decreased to 120ms"
+            LINK.test(gapText)
+      out.push({
+        ...describe(words),
+        stated,
+        holder: holder === null ? null : (holder[1] ?? holder[2]!).toLowerCase(),
+        kind,
+        unit: countUnit,
+        value,
+        cue: CUE.test(words[0]!.start >= end ? text.slice(Math.max(0, start - 30), start) : gapText),
+        start,
+        end
+      })
+      previousEnd = end
+      anchor = -1
+      break
+    }
+  }
+  return out
+}
+
+/** The slot key of a mention: kind, unit, head and modifiers (and the holder when the text names one). */
+export const slotKey = (m: AttributeMention): string =>
+  `attr:${m.kind}:${m.unit}:${[...m.modifiers, m.head].join(" ")}${m.holder !== null ? `@${m.holder}` : ""}`
+
+/** Same attribute: same kind and unit, same head, and the modifiers of one are among the other's. */
+export const sameAttribute = (a: AttributeMention, b: AttributeMention): boolean => {
+  if (a.kind !== b.kind || a.unit !== b.unit || a.head !== b.head) return false
+  if (a.holder !== null && b.holder !== null && a.holder !== b.holder) return false
+  const [small, large] = a.modifiers.length <= b.modifiers.length ? [a, b] : [b, a]
+  return small.modifiers.every((w) => large.modifiers.includes(w))
+}
+
+// Verb forms that are read as an attribute's head ("paid $300", "limiting crypto to 5%"): never a slot.
+const VERB_HEAD = /^(?:[a-z]+[^e]ed|paid|sent|spent|save|saving|missing|every|made|got|gave|left|took|bought|sold|lost|won|kept|held)$/
+
+/** Whether a mention can name a slot: its value is stated as the attribute's, and the attribute is a thing. */
+export const isSlot = (m: AttributeMention): boolean =>
+  m.stated && !VERB_HEAD.test(m.head) && !(m.head.endsWith("ing") && m.modifiers.length === 0)
+
+const contextWords = (sentence: string, m: AttributeMention): Set<string> => {
+  const own = new Set([m.head, ...m.modifiers])
+  const out = new Set<string>()
+  for (const t of tokensOf(sentence)) {
+    const w = singular(t.text)
+    if (contentWord(t.text) && !own.has(w)) out.add(w)
+  }
+  return out
+}
+
+/** Share of the smaller context's words the other one has too. */
+const overlap = (a: Set<string>, b: Set<string>): number => {
+  if (a.size === 0 || b.size === 0) return 0
+  let shared = 0
+  for (const w of a) if (b.has(w)) shared++
+  return shared / Math.min(a.size, b.size)
+}
+
+/** Context overlap from which two statements of one attribute are about the same thing, with an update cue. */
+export const CONTEXT_OVERLAP = 0.3
+/** ... and without one. */
+export const CONTEXT_OVERLAP_NO_CUE = 0.6
+
+// A value someone aims for is not the attribute's value ("reduce it to under 200ms", "my goal is 95%").
+// Nor is one supposed ("if I have a formula with 3 connectives", "what if it were $80").
+const GOAL = /\b(?:goals?|targets?|aim(?:ing)?|want(?:ing)?|hop(?:e|ing)|plan(?:ning)?|trying|reduce|reach|under|below|above|at least|at most|up to|over|more than|less than|if|suppose|assume|say|example|e\.g)\b[^.;!?]{0,60}$/i
+
+/** Whether the value is one someone aims for, not one that holds. */
+export const isGoal = (m: AttributeMention, text: string): boolean => GOAL.test(text.slice(Math.max(0, m.start - 60), m.start))
+
+/**
+ * Whether `later` (said in `laterText`) updates `earlier` (said in `earlierText`): one slot, different
+ * values, both stated as the attribute's (not aimed for), and evidence that both speak of the same thing:
+ * the rest of what they say overlaps well, or overlaps and the later one carries an update cue.
+ */
+export const updates = (earlier: AttributeMention, earlierText: string, later: AttributeMention, laterText: string): boolean => {
+  if (!isSlot(later) || !isSlot(earlier) || !sameAttribute(earlier, later) || earlier.value === later.value) return false
+  if (isGoal(earlier, earlierText) || isGoal(later, laterText)) return false
+  // Most dates and times mark events ("met Jessica at 2 PM"): one replaces another only when said to ("moved to").
+  if ((later.kind === "date" || later.kind === "time") && !later.cue) return false
+  const a = contextWords(earlierText, earlier)
+  const b = contextWords(laterText, later)
+  // Nothing said besides the slot and its value ("My monthly book budget is $50."): the same context.
+  const same = a.size === 0 && b.size === 0 ? 1 : overlap(a, b)
+  return same >= CONTEXT_OVERLAP_NO_CUE || (later.cue && same >= CONTEXT_OVERLAP)
+}

@@ -1,0 +1,85 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { attributeMentions, updates } from "../../src/text/attributes.js"
+import { canonicalKeyForContent } from "../../src/text/canonical.js"
+import { consolidatePending } from "../../src/programs/consolidate.js"
+import { byContent, say, statements, withStores } from "./support.js"
+
+// Attribute slots without an LLM: what a value is of, and when a later value updates an earlier one.
+
+const slots = (text: string) => attributeMentions(text).map((m) => [m.attribute, m.value, m.kind])
+
+/** Whether some value of `later` updates some value of `earlier`. */
+const isUpdate = (earlier: string, later: string) =>
+  attributeMentions(later).some((b) => attributeMentions(earlier).some((a) => updates(a, earlier, b, later)))
+
+describe("attribute mentions", () => {
+  it("reads the attribute (at most three words) around money, percentages, counts, quantities and dates", () => {
+    expect(slots("My monthly book budget is $50.")).toEqual([["monthly book budget", "$50", "money"]])
+    expect(slots("The repo has now reached 165 commits.")).toEqual([["commits", "165", "count"]])
+    expect(slots("The AI screening tool's accuracy is now rated 87%.")).toEqual([["screening tool accuracy", "87%", "percent"]])
+    expect(slots("The login API response time has decreased to 120ms under 20 concurrent requests.")).toEqual([
+      ["api response time", "120 ms", "quantity"],
+      ["concurrent requests", "20", "count"]
+    ])
+    // "from X to Y": the statement is Y, of the attribute named before "from".
+    expect(slots("The peer-review deadline moved from April 20 to April 25.")).toEqual([["peer-review deadline", "april 25", "date"]])
+    expect(slots("Can you help me write a function?")).toEqual([])
+  })
+})
+
+describe("updates: two statements of one attribute with different values", () => {
+  it("the issue's phrasings are updates, said in passing and in other words", () => {
+    expect(isUpdate("Our repo has 150 commits merged.", "The repo has now reached 165 commits.")).toBe(true)
+    expect(isUpdate("The AI screening tool's accuracy is now rated 87%.", "I'm impressed by the AI screening tool's 90% accuracy.")).toBe(true)
+    expect(isUpdate("My monthly book budget is $35.", "My monthly book budget is $50.")).toBe(true)
+    expect(isUpdate("The peer-review deadline is April 20.", "The peer-review deadline moved from April 20 to April 25.")).toBe(true)
+    expect(isUpdate("Redis memory usage is 150MB with 10,000 keys.", "Redis memory usage has now reached 200MB with 15,000 keys.")).toBe(true)
+  })
+
+  it("two different budgets, a budget and a deadline, a value restated unchanged, unrelated amounts: no update", () => {
+    expect(isUpdate("My monthly book budget is $35.", "My monthly travel budget is $500.")).toBe(false)
+    expect(isUpdate("My monthly book budget is $35.", "The peer-review deadline is April 25.")).toBe(false)
+    expect(isUpdate("My monthly book budget is $35.", "My monthly book budget is still $35.")).toBe(false)
+    expect(isUpdate("I used a $20 coupon for the Green Basket Co-op.", "I found a $15 coupon for Mediterranean Market.")).toBe(false)
+    // Milliseconds and megabytes never meet, whatever the words.
+    expect(isUpdate("The cache latency is 150ms.", "The cache size is 200MB.")).toBe(false)
+  })
+})
+
+describe("template keys", () => {
+  it("a subject that names a slot and a value keep their fact key; clauses and pronouns get none", () => {
+    expect(canonicalKeyForContent("My city is New York")).toBe("fact:my city")
+    expect(canonicalKeyForContent("The main build server is down")).toBe("fact:the main build server")
+    expect(canonicalKeyForContent("My code is throwing an error when I submit the form")).toBe(null)
+    expect(canonicalKeyForContent("The form is not submitting anything")).toBe(null)
+    expect(canonicalKeyForContent("It is called Orion")).toBe(null)
+  })
+})
+
+describe("Stage 1 supersession by attribute", () => {
+  it.scoped("a later value supersedes the earlier statement across sessions; unrelated and unchanged ones stay", () =>
+    withStores(() =>
+      Effect.gen(function* () {
+        yield* say("s1", "Our repo has 150 commits merged.", 0)
+        yield* say("s1", "My monthly book budget is $35.", 1)
+        yield* say("s1", "My monthly travel budget is $500.", 2)
+        yield* say("s2", "Good news: the repo has now reached 165 commits.", 10)
+        yield* say("s2", "My monthly book budget is still $35.", 11)
+        yield* say("s3", "My code is throwing an error when I submit the form.", 20)
+        yield* say("s3", "My code is fine now, thanks.", 21)
+        yield* consolidatePending()
+        const ns = yield* statements
+        const old = byContent(ns, "Our repo has 150 commits merged.")
+        const current = byContent(ns, "Good news: the repo has now reached 165 commits.")
+        expect(old.status).toBe("superseded")
+        expect(old.validTo).toBe(current.validFrom)
+        expect(current).toMatchObject({ status: "active", supersedes: [old.id], canonicalKey: "attr:count:commit:commit" })
+        expect(byContent(ns, "My monthly book budget is $35.").status).toBe("active")
+        expect(byContent(ns, "My monthly travel budget is $500.").status).toBe("active")
+        // Two unrelated things said about "my code" no longer collide on one template key.
+        expect(ns.filter((n) => n.status === "superseded").map((n) => n.content)).toEqual(["Our repo has 150 commits merged."])
+      })
+    )
+  )
+})

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { memoryLine } from "../../src/hooks/context.js"
+import { Retriever } from "../../src/services/Retriever.js"
+import { graphOf, logAll, node, world } from "./support.js"
+
+// Newer wins across sources at retrieval: graph memories and raw-log lines that state the value a query
+// asks about come back newest first; the older ones stay, marked; denials and their opposites come together.
+
+const retrieve = (query: string, options: Parameters<Retriever["Type"]["retrieve"]>[1] = {}) =>
+  Effect.flatMap(Retriever, (r) => r.retrieve(query, { lexicalOnly: true, ...options }))
+
+const JAN = "2026-01-05T09:00:00.000Z"
+const FEB = "2026-02-01T09:00:00.000Z"
+const MAR = "2026-03-20T09:00:00.000Z"
+
+const commitsWorld = world({
+  graph: graphOf([
+    node("g1", "Our repo has 150 commits merged.", { validFrom: JAN, sourceRefs: [{ sessionId: "s0", messageIndex: 0 }] }),
+    node("g2", "The staging server runs on port 8080.", { validFrom: JAN, sourceRefs: [{ sessionId: "s0", messageIndex: 1 }] })
+  ])
+})
+
+describe("newer wins across the graph and the raw log", () => {
+  it.effect("a newer raw-log line takes the graph memory's place; the memory stays, marked with the newer one", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [["user", "Good news: the repo has now reached 165 commits.", MAR]])
+      const results = yield* retrieve("How many commits does the repo have?")
+      expect(results.slice(0, 2).map((r) => [r.source, r.content])).toEqual([
+        ["raw_log", "Good news: the repo has now reached 165 commits."],
+        ["graph", "Our repo has 150 commits merged."]
+      ])
+      expect(results[0]!.updated).toEqual({ at: MAR, before: "150", beforeAt: JAN })
+      expect(results[0]!.supersededBy).toBeUndefined()
+      expect(results[1]!.supersededBy).toEqual({ at: MAR, sourceRefs: [{ sessionId: "s1", messageIndex: 0 }] })
+      // What the prompt hook shows.
+      expect(memoryLine(results[0]!)).toBe("Good news: the repo has now reached 165 commits. (updated 2026-03-20; before: 150)")
+      expect(memoryLine(results[1]!)).toBe("Our repo has 150 commits merged. (superseded on 2026-03-20)")
+    }).pipe(Effect.provide(commitsWorld))
+  )
+
+  it.effect("with include-history both come back in time order, the older one still marked", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [["user", "Good news: the repo has now reached 165 commits.", MAR]])
+      const history = yield* retrieve("How many commits does the repo have?", { includeHistory: true })
+      expect(history.slice(0, 2).map((r) => r.content)).toEqual([
+        "Our repo has 150 commits merged.",
+        "Good news: the repo has now reached 165 commits."
+      ])
+      expect(history[0]!.supersededBy?.at).toBe(MAR)
+    }).pipe(Effect.provide(commitsWorld))
+  )
+
+  it.effect("among raw-log lines alone: the newest value first, an assistant's restatement is not a statement", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "My monthly book budget is $35 for now.", JAN],
+        ["assistant", "A monthly book budget of $35 works well with a library card.", JAN],
+        ["user", "I raised my monthly book budget to $50.", FEB],
+        ["user", "My monthly travel budget is $500.", FEB]
+      ])
+      const results = yield* retrieve("What is my monthly book budget?")
+      const users = results.filter((r) => r.content.startsWith("My") || r.content.startsWith("I "))
+      expect(users[0]!.content).toBe("I raised my monthly book budget to $50.")
+      expect(users[0]!.updated).toEqual({ at: FEB, before: "$35", beforeAt: JAN })
+      expect(results.find((r) => r.content === "My monthly book budget is $35 for now.")!.supersededBy?.at).toBe(FEB)
+      // Another budget is another slot: not marked.
+      expect(results.find((r) => r.content === "My monthly travel budget is $500.")?.supersededBy).toBeUndefined()
+    }).pipe(Effect.provide(world()))
+  )
+})
+
+describe("contradictions come back together", () => {
+  it.effect("a denial and the statement it contradicts are both returned, next to each other, each flagged", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I synchronized my server time with the NTP service pool.ntp.org to fix token errors.", JAN],
+        ["user", "Token validation keeps failing on the server.", JAN],
+        ["user", "The server time drifts by a few seconds every day.", JAN],
+        ["user", "I've never synchronized my server time with any NTP service.", FEB]
+      ])
+      const results = yield* retrieve("Have I ever synchronized my server time with an NTP service?")
+      const denial = results.findIndex((r) => r.content.startsWith("I've never"))
+      const other = results.findIndex((r) => r.content.startsWith("I synchronized"))
+      expect(Math.abs(denial - other)).toBe(1)
+      expect(results[denial]!.conflictsWith).toEqual({ at: JAN, sourceRefs: [{ sessionId: "s1", messageIndex: 0 }] })
+      expect(results[other]!.conflictsWith).toEqual({ at: FEB, sourceRefs: [{ sessionId: "s1", messageIndex: 3 }] })
+      expect(memoryLine(results[other]!)).toContain("(conflicts with what was said on 2026-02-01)")
+    }).pipe(Effect.provide(world()))
+  )
+})
