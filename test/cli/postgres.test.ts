@@ -1,7 +1,9 @@
+import * as fs from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { dataPaths } from "../../src/store/paths.js"
 import { runAwhm, scopedTempDir } from "../support/cli.js"
-import { startHookServer } from "../support/hookServer.js"
+import { startHookServer, waitFor } from "../support/hookServer.js"
 import { testCluster } from "../support/pgCluster.js"
 import { freshNamespace, grantNamespace, openTestDatabase } from "../support/postgres.js"
 
@@ -43,7 +45,7 @@ describe("awhm on storage_backend postgres (the built bin)", () => {
     })
   )
 
-  it.scopedLive("the Claude Code hooks: prompt and stop log into the namespace, session-end consolidates, the next prompt recalls", () =>
+  it.scopedLive("the Claude Code hooks: prompt and stop log into the namespace, session-end consolidates (detached), the next prompt recalls", () =>
     Effect.gen(function* () {
       const ns = freshNamespace("team")
       yield* grantNamespace("awhm_alice", ns, true)
@@ -57,7 +59,11 @@ describe("awhm on storage_backend postgres (the built bin)", () => {
       const hook = (event: string, payload: object) => Effect.promise(() => runAwhm(["hook", event], { dataDir: dir, env, input: JSON.stringify(payload) }))
       expect(yield* hook("prompt", { session_id: "s1", prompt: "The staging host is stg2.example.com" })).toEqual({ code: 0, stdout: "", stderr: "" })
       expect(yield* hook("stop", { session_id: "s1", last_assistant_message: "Noted." })).toEqual({ code: 0, stdout: "", stderr: "" })
-      expect(yield* hook("session-end", { session_id: "s1" })).toEqual({ code: 0, stdout: "", stderr: "awhm: consolidated 1 new memory\n" })
+      // session-end hands consolidation to a detached process, which writes its outcome line when done.
+      expect(yield* hook("session-end", { session_id: "s1" })).toEqual({ code: 0, stdout: "", stderr: "" })
+      const outcome = dataPaths(dir).sessionEndLog
+      yield* Effect.promise(() => waitFor("the session-end outcome line", () => fs.existsSync(outcome) && fs.readFileSync(outcome, "utf8").includes("\n")))
+      expect(fs.readFileSync(outcome, "utf8").replace(/^\S+Z /, "")).toBe("claude-s1 consolidated 1 new memory\n")
       const recalled = yield* hook("prompt", { session_id: "s2", prompt: "where is the staging host?" })
       expect([recalled.code, recalled.stderr]).toEqual([0, ""])
       expect(recalled.stdout).toContain("The staging host is stg2.example.com")
