@@ -1,6 +1,6 @@
 import { Effect } from "effect"
 import { InvalidInput } from "./errors.js"
-import { ROLES, type Role } from "./Message.js"
+import { RawLogEntry, ROLES, type Role } from "./Message.js"
 import { withoutPrivate } from "./privateSpans.js"
 import { nowIso, parseTimestamp } from "./time.js"
 
@@ -31,19 +31,27 @@ export const resolveTimestamp = (timestamp: string | undefined): Effect.Effect<s
 export const prepareAppend = (
   input: {
     readonly sessionId: string
+    readonly role: Role
     readonly content: string
     readonly timestamp?: string | undefined
+    readonly metadata?: Record<string, unknown> | undefined
   },
   maxChars: number
-): Effect.Effect<{ readonly sessionId: string; readonly timestamp: string; readonly content: string }, InvalidInput> =>
+): Effect.Effect<
+  { readonly sessionId: string; readonly timestamp: string; readonly content: string; readonly entryAt: (index: number) => RawLogEntry },
+  InvalidInput
+> =>
   Effect.gen(function* () {
     const sessionId = yield* validateSessionId(input.sessionId)
     const timestamp = yield* resolveTimestamp(input.timestamp)
-    const content = withoutPrivate(input.content)
-    if (content === "" && content !== input.content) {
+    const kept = withoutPrivate(input.content)
+    if (kept === "" && kept !== input.content) {
       return yield* Effect.fail(new InvalidInput({ message: "the message is all <private> text: nothing was logged" }))
     }
-    return { sessionId, timestamp, content: yield* validateContent(content, maxChars) }
+    const content = yield* validateContent(kept, maxChars)
+    const entryAt = (index: number) =>
+      new RawLogEntry({ timestamp, session_id: sessionId, role: input.role, content, metadata: input.metadata ?? {}, index })
+    return { sessionId, timestamp, content, entryAt }
   })
 
 /** Parses a role name as the reference did (trimmed, lower-cased). */

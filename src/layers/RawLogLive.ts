@@ -75,7 +75,7 @@ export const RawLogLive = Layer.effect(
       readonly timestamp?: string
       readonly metadata?: Record<string, unknown>
     }) {
-      const { sessionId, timestamp, content } = yield* prepareAppend(input, config.maxMessageChars)
+      const { sessionId, entryAt } = yield* prepareAppend(input, config.maxMessageChars)
       const file = paths.logFile(sessionId)
       return yield* locked(
         sessionId,
@@ -83,14 +83,7 @@ export const RawLogLive = Layer.effect(
           try: () => {
             ensurePrivateDir(paths.logs)
             const tail = readLogTail(file)
-            const entry = new RawLogEntry({
-              timestamp,
-              session_id: sessionId,
-              role: input.role,
-              content,
-              metadata: input.metadata ?? {},
-              index: Math.max(tail.nextIndex, readMark(sessionId))
-            })
+            const entry = entryAt(Math.max(tail.nextIndex, readMark(sessionId)))
             // A torn last line (a crash mid-write) must not swallow this message: start on a fresh line.
             appendNoFollow(file, (tail.needsNewline ? "\n" : "") + toLine(entry))
             return entry

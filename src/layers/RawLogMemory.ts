@@ -10,18 +10,11 @@ export const RawLogMemory = Layer.sync(RawLog, () => {
   let tick = 0
 
   const append = Effect.fn("RawLog.append")(function* (input: AppendInput) {
-    const { sessionId, timestamp, content } = yield* prepareAppend(input, Number.POSITIVE_INFINITY)
+    const { sessionId, entryAt } = yield* prepareAppend(input, Number.POSITIVE_INFINITY)
     return yield* Effect.sync(() => {
       let log = logs.get(sessionId)
       if (log === undefined) logs.set(sessionId, (log = { entries: [], mtimeMs: 0, next: 0 }))
-      const entry = new RawLogEntry({
-        timestamp,
-        session_id: sessionId,
-        role: input.role,
-        content,
-        metadata: input.metadata ?? {},
-        index: log.next++
-      })
+      const entry = entryAt(log.next++)
       log.entries.push(entry)
       log.mtimeMs = ++tick
       return entry

@@ -198,16 +198,22 @@ export const askHookServer = (
  * Asks every hook server of a data dir (any build) to exit; resolves once each has finished its hook in
  * progress and closed its stores. Returns how many there were.
  */
-export const shutdownHookServers = async (dataDir: string): Promise<number> => {
+/** The hook server sockets of a data dir, of every build (none when their folder is missing). */
+const hookSocketFiles = (dataDir: string): Array<string> => {
   const dir = hookSocketDir(dataDir)
-  let names: Array<string>
   try {
-    names = fs.readdirSync(dir).filter((f) => f.startsWith("hook-") && f.endsWith(".sock"))
+    return fs
+      .readdirSync(dir)
+      .filter((f) => f.startsWith("hook-") && f.endsWith(".sock"))
+      .map((f) => path.join(dir, f))
   } catch {
-    return 0
+    return []
   }
+}
+
+export const shutdownHookServers = async (dataDir: string): Promise<number> => {
   const replies = await Promise.all(
-    names.map((f) => askHookServer(dataDir, path.join(dir, f), { argv: ["shutdown"], env: {}, stdin: "" }, 10_000))
+    hookSocketFiles(dataDir).map((socket) => askHookServer(dataDir, socket, { argv: ["shutdown"], env: {}, stdin: "" }, 10_000))
   )
   return replies.filter((r) => r !== "unavailable" && r !== "unproven").length
 }
@@ -224,13 +230,6 @@ export const socketAnswers = (socketPath: string): Promise<boolean> =>
 
 /** How many hook servers (of any build) answer for a data dir. */
 export const runningHookServers = async (dataDir: string): Promise<number> => {
-  const dir = hookSocketDir(dataDir)
-  let names: Array<string>
-  try {
-    names = fs.readdirSync(dir).filter((f) => f.startsWith("hook-") && f.endsWith(".sock"))
-  } catch {
-    return 0
-  }
-  const answers = await Promise.all(names.map((f) => socketAnswers(path.join(dir, f))))
+  const answers = await Promise.all(hookSocketFiles(dataDir).map(socketAnswers))
   return answers.filter(Boolean).length
 }
