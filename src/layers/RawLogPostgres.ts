@@ -1,7 +1,8 @@
 import { Effect, Layer } from "effect"
 import { CorruptFile, InvalidInput, type StorageError } from "../domain/errors.js"
 import { RawLogEntry, type Role } from "../domain/Message.js"
-import { resolveTimestamp, validateSessionId } from "../domain/input.js"
+import { prepareAppend } from "../domain/input.js"
+import { AppConfig } from "../services/AppConfig.js"
 import { RawLog, type AppendInput, type RawLogShape, type SessionInfo } from "../services/RawLog.js"
 import { PostgresDatabase, type PostgresDatabaseShape } from "./postgres/PostgresDatabase.js"
 
@@ -19,16 +20,15 @@ interface MessageRow {
  * concurrent appends from any number of processes get unique, gap-free indices, and a removed index is
  * never handed out again.
  */
-export const makeRawLogPostgres = (db: PostgresDatabaseShape) =>
+export const makeRawLogPostgres = (db: PostgresDatabaseShape, options: { readonly maxMessageChars?: number } = {}) =>
   Effect.sync(() => {
     const { sql, writeNamespace: ns, where, fail } = db
 
     const append = Effect.fn("RawLog.append")(function* (input: AppendInput) {
-      const sessionId = yield* validateSessionId(input.sessionId)
+      const { sessionId, timestamp, content, entryAt } = yield* prepareAppend(input, options.maxMessageChars ?? Number.POSITIVE_INFINITY)
       if (sessionId.includes("\u0000")) {
         return yield* new InvalidInput({ message: "the session id must not contain a NUL character (PostgreSQL text cannot hold one)" })
       }
-      const timestamp = yield* resolveTimestamp(input.timestamp)
       const metadata = input.metadata ?? {}
       // Content is kept JSON-encoded: PostgreSQL text cannot hold a NUL, which tool output may contain.
       const rows = yield* sql<{ idx: number }>`WITH s AS (
@@ -37,9 +37,9 @@ export const makeRawLogPostgres = (db: PostgresDatabaseShape) =>
           RETURNING next_index - 1 AS idx
         )
         INSERT INTO awhm.messages (namespace, session_id, idx, timestamp, role, content, metadata)
-        SELECT ${ns}, ${sessionId}, s.idx, ${timestamp}, ${input.role}, ${JSON.stringify(input.content)}, ${JSON.stringify(metadata)} FROM s
+        SELECT ${ns}, ${sessionId}, s.idx, ${timestamp}, ${input.role}, ${JSON.stringify(content)}, ${JSON.stringify(metadata)} FROM s
         RETURNING idx`.pipe(Effect.mapError(fail("append to the raw log")))
-      return new RawLogEntry({ timestamp, session_id: sessionId, role: input.role, content: input.content, metadata, index: rows[0]!.idx })
+      return entryAt(rows[0]!.idx)
     })
 
     const decode = (sessionId: string, rows: ReadonlyArray<MessageRow>) =>
@@ -103,7 +103,10 @@ export const makeRawLogPostgres = (db: PostgresDatabaseShape) =>
   })
 
 /** The raw log of `storage_backend: postgres`. */
-export const RawLogPostgres: Layer.Layer<RawLog, never, PostgresDatabase> = Layer.effect(
+export const RawLogPostgres: Layer.Layer<RawLog, never, PostgresDatabase | AppConfig> = Layer.effect(
   RawLog,
-  Effect.flatMap(PostgresDatabase, makeRawLogPostgres)
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    return yield* makeRawLogPostgres(yield* PostgresDatabase, { maxMessageChars: config.maxMessageChars })
+  })
 )

@@ -9,6 +9,17 @@ export type OpenRawLog = () => Effect.Effect<RawLogShape, StorageError, Scope.Sc
 /** The behaviour every RawLog layer shares. */
 export const rawLogContract = (name: string, open: OpenRawLog) =>
   describe(`RawLog contract: ${name}`, () => {
+    it.scopedLive("<private> spans are never stored; a message that is nothing else is refused, storing nothing", () =>
+      Effect.gen(function* () {
+        const log = yield* open()
+        const kept = yield* log.append({ sessionId: "p", role: "user", content: "The vault code is <private>4411</private> on file" })
+        expect(kept.content).toBe("The vault code is on file")
+        const refused = yield* Effect.flip(log.append({ sessionId: "p", role: "user", content: "<private>4411</private>" }))
+        expect([refused._tag, refused.message]).toEqual(["InvalidInput", "the message is all <private> text: nothing was logged"])
+        expect((yield* log.read("p")).map((e) => [e.index, e.content])).toEqual([[0, "The vault code is on file"]])
+      })
+    )
+
     it.scopedLive("appends numbered messages per session and reads them back in order", () =>
       Effect.gen(function* () {
         const log = yield* open()
