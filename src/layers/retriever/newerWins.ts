@@ -52,19 +52,28 @@ interface Stated {
   readonly words: ReadonlyArray<string>
 }
 
-const analyzed = new Map<string, ReadonlyArray<{ readonly text: string; readonly terms: ReadonlySet<string>; readonly mentions: ReadonlyArray<AttributeMention> }>>()
+interface AnalyzedSentence {
+  readonly text: string
+  readonly terms: ReadonlySet<string>
+  /** Read on first use: a sentence sharing no word with the query never needs them. */
+  mentions: ReadonlyArray<AttributeMention> | null
+}
+
+const analyzed = new Map<string, ReadonlyArray<AnalyzedSentence>>()
 const ANALYZED_MAX = 4096
 
-/** Sentences of a text with their index terms and attribute mentions (cached: lines recur across queries). */
+/** Sentences of a text with their index terms (cached: lines recur across queries). */
 const sentencesOf = (content: string) => {
   let out = analyzed.get(content)
   if (out === undefined) {
-    out = splitSentences(content).map((s) => ({ text: s.text, terms: new Set(analyze(s.text)), mentions: attributeMentions(s.text) }))
+    out = splitSentences(content).map((s): AnalyzedSentence => ({ text: s.text, terms: new Set(analyze(s.text)), mentions: null }))
     if (analyzed.size >= ANALYZED_MAX) analyzed.clear()
     analyzed.set(content, out)
   }
   return out
 }
+
+const mentionsOf = (s: AnalyzedSentence) => (s.mentions ??= attributeMentions(s.text))
 
 /** The candidate's best sentence stating a value of an expected kind whose attribute the query names. */
 const statedValue = (content: string, query: ReadonlySet<string>, kinds: ReadonlySet<string> | null): Stated | null => {
@@ -72,9 +81,11 @@ const statedValue = (content: string, query: ReadonlySet<string>, kinds: Readonl
   for (const s of sentencesOf(content)) {
     let covered = 0
     for (const t of query) if (s.terms.has(t)) covered++
+    // An attribute the query names shares a word with it, and a statement covering none is never compared.
+    if (covered === 0) continue
     const coverage = covered / query.size
     if (best !== null && coverage <= best.coverage) continue
-    for (const m of s.mentions) {
+    for (const m of mentionsOf(s)) {
       if (kinds !== null && !kinds.has(m.kind)) continue
       const words = analyze(m.attribute)
       if (!words.some((w) => query.has(w))) continue
