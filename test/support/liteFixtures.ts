@@ -77,3 +77,67 @@ export const writeLiteSqlite = (
   }
   return file
 }
+
+const writeJson = (file: string, value: unknown, indent?: number) => {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 })
+  fs.writeFileSync(file, JSON.stringify(value, null, indent))
+}
+
+/** `<dataDir>/graph/memory_graph.json` as the reference's `save_graph` writes it (indent 2, version first). */
+export const writeLiteJsonGraph = (
+  dataDir: string,
+  nodes: ReadonlyArray<Record<string, unknown> & { readonly id: string }>,
+  edges: ReadonlyArray<LiteEdge> = []
+): string => {
+  const file = path.join(dataDir, "graph", "memory_graph.json")
+  writeJson(file, { version: "2.0", nodes: Object.fromEntries(nodes.map((n) => [n.id, { embedding: [], ...n }])), edges }, 2)
+  return file
+}
+
+/** Python's `" ".join(text.lower().split())`. */
+const liteNormalize = (text: string) => text.toLowerCase().split(/\s+/).filter((w) => w !== "").join(" ")
+
+/** A tombstone line as the reference's hard_delete appends it: the first 64 normalized characters in plain text. */
+export const liteTombstone = (nodeId: string, content: string, affectedSessions: ReadonlyArray<string> = ["s1"]) => ({
+  tombstone_id: `t-${nodeId}`,
+  timestamp: "2026-03-02T11:00:00.000000+00:00",
+  node_id: nodeId,
+  content_hash_hint: Array.from(liteNormalize(content)).slice(0, 64).join(""),
+  affected_sessions: affectedSessions,
+  match_strategy: "source_refs"
+})
+
+/** A buffer entry as the reference's `BufferEntry.to_dict()` gives it (no session id). */
+export const liteBufferEntry = (content: string, sourceMsg: number, timestamp: string, type = "fact") => ({
+  type,
+  content,
+  timestamp,
+  source_msg: sourceMsg
+})
+
+/** A session's WAL as the reference's WALManager writes it: `wal/<stem>.wal`, a JSON array of entries. */
+export const writeLiteWal = (dataDir: string, stem: string, entries: ReadonlyArray<unknown>): string => {
+  const file = path.join(dataDir, "wal", `${stem}.wal`)
+  writeJson(file, entries)
+  return file
+}
+
+/** A snapshot as the reference's SnapshotManager.create writes it (the creating session's buffer in wal_state). */
+export const writeLiteSnapshot = (
+  dataDir: string,
+  stamp: string,
+  nodes: ReadonlyArray<Record<string, unknown> & { readonly id: string }>,
+  walState: ReadonlyArray<unknown>
+): string => {
+  const file = path.join(dataDir, "snapshots", `snapshot_${stamp}.json`)
+  writeJson(
+    file,
+    { version: "2.0", created_at: "2026-03-02T10:00:00.000000+00:00", graph: { nodes: Object.fromEntries(nodes.map((n) => [n.id, { embedding: [], ...n }])), edges: [] }, wal_state: walState },
+    2
+  )
+  return file
+}
+
+/** One raw-log line as the reference's RawLogger writes it (no index: the line's position is its index). */
+export const liteLogLine = (sessionId: string, content: string, timestamp: string, role = "user") =>
+  JSON.stringify({ timestamp, session_id: sessionId, role, content, metadata: {} })
