@@ -17,6 +17,7 @@ export const commandLoaders: ReadonlyArray<readonly [string, () => Promise<AnyCo
   ["status", lazy(() => import("./status.js").then((m) => m.statusCommand))],
   ["delete", lazy(() => import("./delete.js").then((m) => m.deleteCommand))],
   ["snapshot", lazy(() => import("./snapshot.js").then((m) => m.snapshotCommand))],
+  ["export", lazy(() => import("./export.js").then((m) => m.exportCommand))],
   ["hook", lazy(() => import("./hook.js").then((m) => m.hookCommand))],
   ["doctor", lazy(() => import("./doctor.js").then((m) => m.doctorCommand))],
   ["eval", lazy(() => import("./eval.js").then((m) => m.evalCommand))],

@@ -2,13 +2,15 @@ import { Command, Options } from "@effect/cli"
 import { Console, Effect, Layer, Option } from "effect"
 import type { AwhmConfigShape } from "../domain/Config.js"
 import { InvalidInput } from "../domain/errors.js"
-import { graphStoreLayer, progressLayer } from "../layers/Main.js"
+import { graphStoreLayer, progressLayer, rawLogLayer } from "../layers/Main.js"
 import { SessionBufferLive } from "../layers/SessionBufferLive.js"
 import { dataPaths } from "../store/paths.js"
 import { createSnapshot, listSnapshots, readSnapshot, restoreSnapshot, setAsideDamagedGraph } from "../programs/snapshot.js"
 import { dataDirOption, flagMap, jsonOption, output, withConfig } from "./common.js"
 
 const stores = (config: AwhmConfigShape) => Layer.mergeAll(SessionBufferLive, graphStoreLayer(config), progressLayer(config))
+// A restore reads the raw logs: the reference's buffer entries go back to the sessions they came from.
+const restoreStores = (config: AwhmConfigShape) => Layer.merge(stores(config), rawLogLayer(config))
 const graphFile = (config: AwhmConfigShape) =>
   config.storageBackend === "json" ? dataPaths(config.dataDir).graphJson : dataPaths(config.dataDir).graphSqlite
 
@@ -49,7 +51,7 @@ const restore = Command.make("restore", { path: pathOption, dataDir: dataDirOpti
       const file = args.path.value
       const damaged = graphFile(config)
       const result = yield* restoreSnapshot(file).pipe(
-        Effect.provide(stores(config)),
+        Effect.provide(restoreStores(config)),
         Effect.catchTag("CorruptFile", (e) =>
           e.path !== damaged
             ? Effect.fail(e)
@@ -57,12 +59,12 @@ const restore = Command.make("restore", { path: pathOption, dataDir: dataDirOpti
                 yield* readSnapshot(file) // a bad snapshot must not cost the damaged graph its place
                 const aside = yield* setAsideDamagedGraph(damaged)
                 yield* Console.error(`awhm: the damaged graph was moved to ${aside}`)
-                return yield* restoreSnapshot(file, { backup: false }).pipe(Effect.provide(stores(config)))
+                return yield* restoreSnapshot(file, { backup: false }).pipe(Effect.provide(restoreStores(config)))
               })
         )
       )
       if (result.skippedBufferEntries > 0) {
-        yield* Console.error(`awhm: ${result.skippedBufferEntries} buffer entries without a session id were not restored`)
+        yield* Console.error(`awhm: ${result.skippedBufferEntries} buffer entries of the snapshot name no session and match no logged message: not restored`)
       }
       yield* output(args.json, { restored: result.restored, backup: result.backup }, () =>
         `restored ${result.restored}` + (result.backup === null ? "" : `\nthe state before is in ${result.backup} (restore it to undo)`)

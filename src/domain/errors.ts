@@ -35,6 +35,13 @@ export class SettingsFileError extends Schema.TaggedError<SettingsFileError>()("
   message: Schema.String
 }) {}
 
+/** `awhm export` cannot write where it was told: the folder is not empty (exit 1) or cannot be written (exit 3). */
+export class ExportTargetError extends Schema.TaggedError<ExportTargetError>()("ExportTargetError", {
+  path: Schema.String,
+  reason: Schema.Literal("not_empty", "unwritable"),
+  message: Schema.String
+}) {}
+
 /** Any error as one line for a person: its message's first line, else its tag, else its text. */
 export const errorLine = (error: unknown): string => {
   const text =

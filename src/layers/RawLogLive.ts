@@ -6,7 +6,7 @@ import { RawLogEntry } from "../domain/Message.js"
 import { atomicWriteFileSync } from "../store/atomicWrite.js"
 import { withFileLock } from "../store/fileLock.js"
 import { countLogMessages, readFirstLine, readLogFile, readLogTail } from "../store/logFile.js"
-import { adoptLiteSessionFiles } from "../store/liteNames.js"
+import { adoptLiteDataDir } from "../store/liteImport.js"
 import { appendNoFollow, readFileNoFollow } from "../store/noFollow.js"
 import { dataPaths, decodeSessionId, encodeSessionId } from "../store/paths.js"
 import { ensurePrivateDir } from "../store/privateDir.js"
@@ -36,8 +36,8 @@ export const RawLogLive = Layer.effect(
   Effect.gen(function* () {
     const config = yield* AppConfig
     const paths = dataPaths(config.dataDir)
-    // Sessions AWHM Lite wrote under its own file names become one session each, not two.
-    yield* Effect.sync(() => adoptLiteSessionFiles(paths)).pipe(Effect.catchAllDefect(() => Effect.void))
+    // Sessions AWHM Lite wrote under its own file names become one session each, and its deleted text goes.
+    yield* Effect.sync(() => adoptLiteDataDir(paths))
     // The lock file is per process (a second fiber of this process would wait on itself): serialise here first.
     const mutex = yield* Effect.makeSemaphore(1)
     const locked = <A, E>(sessionId: string, body: Effect.Effect<A, E>) =>

@@ -9,7 +9,7 @@ import { bufferEntriesFor, bufferEntryKey, compareBufferEntries } from "../text/
 import { searchEntries } from "../search/bufferSearch.js"
 import { DeletionWatch } from "../store/deletionNotices.js"
 import { acquireLockSync } from "../store/fileLock.js"
-import { adoptLiteSessionFiles } from "../store/liteNames.js"
+import { adoptLiteDataDir } from "../store/liteImport.js"
 import { readFileNoFollow } from "../store/noFollow.js"
 import { dataPaths, decodeSessionId, encodeSessionId } from "../store/paths.js"
 import { AppConfig } from "../services/AppConfig.js"
@@ -54,8 +54,8 @@ export const SessionBufferLive = Layer.scoped(
   Effect.gen(function* () {
     const config = yield* AppConfig
     const paths = dataPaths(config.dataDir)
-    // AWHM Lite's WAL names: renamed with their logs before any WAL is read.
-    yield* Effect.sync(() => adoptLiteSessionFiles(paths)).pipe(Effect.catchAllDefect(() => Effect.void))
+    // AWHM Lite's data dir: WAL names renamed with their logs and deleted text scrubbed before any WAL is read.
+    yield* Effect.sync(() => adoptLiteDataDir(paths))
     const sessions = new Map<string, SessionState>()
     // One disk operation at a time in this process: the file lock is per process and must not be re-entered.
     const mutex = yield* Effect.makeSemaphore(1)

@@ -9,14 +9,17 @@ import {
   readSnapshotFileSync,
   snapshotFileName,
   type SnapshotInfo,
+  type SnapshotWalEntry,
   walEntriesBySession,
   writeNewFileSync
 } from "../store/snapshotFile.js"
 import { dataPaths } from "../store/paths.js"
+import { canonicalIso } from "../store/graphSerialization.js"
 import { progressOfGraph } from "../store/progress.js"
 import { nowIso } from "../domain/time.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { GraphStore } from "../services/GraphStore.js"
+import { RawLog } from "../services/RawLog.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
 import { progressStore } from "./progressStore.js"
 
@@ -66,9 +69,34 @@ export interface RestoreResult {
   readonly restored: string
   /** A snapshot of the state just before the restore (restore it to undo), or null if there was nothing to keep. */
   readonly backup: string | null
-  /** Buffer entries of the snapshot without a session id (the reference's format): not restored. */
+  /** Buffer entries of the snapshot without a session id that no session's raw log accounts for: not restored. */
   readonly skippedBufferEntries: number
 }
+
+/**
+ * The session each of these entries came from, for the reference's snapshots (their buffer entries carry no
+ * session): the one whose raw log has the entry's message (`source_msg`) at the entry's time, which the
+ * reference copied from that message. No such session, or more than one: null.
+ */
+const ownersFromLogs = (entries: ReadonlyArray<SnapshotWalEntry>) =>
+  Effect.gen(function* () {
+    const rawLog = yield* RawLog
+    const key = (index: number, timestamp: string) => `${index} ${canonicalIso(timestamp)}`
+    const wanted = new Set(entries.map((e) => key(e.source_msg, e.timestamp)))
+    const owners = new Map<string, Set<string>>()
+    if (wanted.size > 0) {
+      for (const { sessionId } of yield* rawLog.sessions) {
+        for (const m of yield* rawLog.read(sessionId)) {
+          const k = key(m.index, m.timestamp)
+          if (wanted.has(k)) owners.set(k, (owners.get(k) ?? new Set()).add(sessionId))
+        }
+      }
+    }
+    return (e: SnapshotWalEntry): string | null => {
+      const found = owners.get(key(e.source_msg, e.timestamp))
+      return found?.size === 1 ? [...found][0]! : null
+    }
+  })
 
 /** Reads a snapshot file (resolved against the working directory). */
 export const readSnapshot = (file: string) => {
@@ -80,7 +108,8 @@ export const readSnapshot = (file: string) => {
  * Replaces the graph, the consolidation progress and the snapshot's session buffers with the snapshot's
  * (progress the snapshot did not record is what its graph proves). Undoable: the current state is
  * snapshotted first (`backup`). Sessions the snapshot does not mention keep their buffers (they come
- * from raw logs a restore does not touch).
+ * from raw logs a restore does not touch). The reference's buffer entries go back to the sessions whose
+ * messages they were taken from.
  */
 export const restoreSnapshot = Effect.fn("restoreSnapshot")(function* (file: string, options?: { readonly backup?: boolean }) {
   const store = yield* GraphStore
@@ -97,7 +126,8 @@ export const restoreSnapshot = Effect.fn("restoreSnapshot")(function* (file: str
       return backup
     })
   )
-  const { bySession, skipped } = walEntriesBySession(snapshot.walState)
+  const ownerOf = yield* ownersFromLogs(snapshot.walState.filter((e) => e.session_id === undefined))
+  const { bySession, skipped } = walEntriesBySession(snapshot.walState, ownerOf)
   for (const [sessionId, entries] of bySession) yield* buffer.replace(sessionId, entries)
   return { restored: path.resolve(file), backup, skippedBufferEntries: skipped } satisfies RestoreResult
 })

@@ -229,3 +229,9 @@ export const graphToStored = (graph: Graph) => {
   for (const n of graph.nodes.values()) nodes[n.id] = nodeToStored(n, true)
   return { nodes, edges: graph.edges.map(edgeToStored) }
 }
+
+/** The reference's one-file format: `{"version":"2.0","nodes":{...},"edges":[...]}`. */
+export const encodeJsonGraph = (graph: Graph): string => {
+  const { nodes, edges } = graphToStored(graph)
+  return JSON.stringify({ version: "2.0", nodes, edges })
+}

@@ -161,18 +161,22 @@ export const writeNewFileSync = (dir: string, name: () => string, data: string):
   }
 }
 
-/** Buffer entries of a snapshot as live entries; entries without a session (reference files) are skipped. */
-export const walEntriesBySession = (walState: ReadonlyArray<SnapshotWalEntry>) => {
+/**
+ * Buffer entries of a snapshot as live entries. An entry without a session (the reference's files) goes
+ * to the session `ownerOf` names for it; entries it cannot place are skipped and counted.
+ */
+export const walEntriesBySession = (walState: ReadonlyArray<SnapshotWalEntry>, ownerOf: (entry: SnapshotWalEntry) => string | null = () => null) => {
   const bySession = new Map<string, Array<BufferEntry>>()
   let skipped = 0
   for (const e of walState) {
-    if (e.session_id === undefined) {
+    const sessionId = e.session_id ?? ownerOf(e)
+    if (sessionId === null) {
       skipped++
       continue
     }
-    const list = bySession.get(e.session_id) ?? []
-    list.push({ type: e.type, content: e.content, timestamp: e.timestamp, source_msg: e.source_msg, session_id: e.session_id })
-    bySession.set(e.session_id, list)
+    const list = bySession.get(sessionId) ?? []
+    list.push({ type: e.type, content: e.content, timestamp: e.timestamp, source_msg: e.source_msg, session_id: sessionId })
+    bySession.set(sessionId, list)
   }
   return { bySession, skipped }
 }

@@ -7,7 +7,7 @@ describe("awhm --help", () => {
     expect(r.code).toBe(0)
     expect(r.stdout).not.toContain("\x1b[")
     const commands = [...new Set([...r.stdout.matchAll(/^ {2}- (\w+)/gm)].map((m) => m[1]))]
-    expect(commands).toEqual(["log", "query", "consolidate", "nodes", "status", "delete", "snapshot", "hook", "doctor", "eval", "mcp", "model", "ui", "migrate"])
+    expect(commands).toEqual(["log", "query", "consolidate", "nodes", "status", "delete", "snapshot", "export", "hook", "doctor", "eval", "mcp", "model", "ui", "migrate"])
   })
 
   it("a missing option is one line on stderr and exit 2", async () => {

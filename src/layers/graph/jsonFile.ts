@@ -4,7 +4,7 @@ import { CorruptFile, StorageError } from "../../domain/errors.js"
 import type { Graph } from "../../domain/Node.js"
 import { atomicWriteFileSync } from "../../store/atomicWrite.js"
 import { corruptGraph } from "./corrupt.js"
-import { decodeGraph, graphToStored } from "../../store/graphSerialization.js"
+import { decodeGraph, encodeJsonGraph } from "../../store/graphSerialization.js"
 
 /** Reads and decodes a reference-format graph file. Missing file: an empty graph. */
 export const readJsonGraphFileSync = (file: string, snapshotsDir: string): Graph => {
@@ -25,12 +25,6 @@ export const readJsonGraphFileSync = (file: string, snapshotsDir: string): Graph
   const decoded = decodeGraph(parsed)
   if (Either.isLeft(decoded)) throw corruptGraph(file, decoded.left, snapshotsDir)
   return decoded.right
-}
-
-/** The reference's one-file format: `{"version":"2.0","nodes":{...},"edges":[...]}`. */
-export const encodeJsonGraph = (graph: Graph): string => {
-  const { nodes, edges } = graphToStored(graph)
-  return JSON.stringify({ version: "2.0", nodes, edges })
 }
 
 /** Writes the graph atomically (temp file, fsync, rename). */
