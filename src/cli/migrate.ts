@@ -1,8 +1,6 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { ConfigurationError } from "../domain/errors.js"
-import { importDataDir } from "../layers/postgres/importDataDir.js"
-import { makePostgresDatabase } from "../layers/postgres/PostgresDatabase.js"
 import { flagMap, jsonOption, output, postgresUrlOption, withConfig } from "./common.js"
 
 const from = Options.directory("from", { exists: "yes" }).pipe(Options.withDescription("The local data dir to copy (SQLite or JSON graph, raw logs, progress)"))
@@ -19,6 +17,10 @@ export const migrateCommand = Command.make(
         if (config.postgresUrl === null) {
           return yield* new ConfigurationError({ message: "invalid configuration: awhm migrate --to postgres needs postgres_url (--postgres-url or AWHM_POSTGRES_URL)" })
         }
+        // Loaded here: the driver is no cost to the other commands.
+        const [{ importDataDir }, { makePostgresDatabase }] = yield* Effect.promise(() =>
+          Promise.all([import("../layers/postgres/importDataDir.js"), import("../layers/postgres/PostgresDatabase.js")])
+        )
         const db = yield* makePostgresDatabase({ url: config.postgresUrl, writeNamespace: config.writeNamespace ?? args.namespace, readNamespaces: [] })
         const report = yield* importDataDir(db, args.from, (line) => process.stderr.write(`awhm migrate: ${line}\n`))
         yield* output(args.json, report, () =>

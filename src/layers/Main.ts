@@ -1,4 +1,4 @@
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import type { AwhmConfigShape } from "../domain/Config.js"
 import { AppConfig } from "../services/AppConfig.js"
 import type { ConfigurationError, StorageError } from "../domain/errors.js"
@@ -10,16 +10,13 @@ import type { Retriever } from "../services/Retriever.js"
 import type { SessionBuffer } from "../services/SessionBuffer.js"
 import type { Stage2Client } from "../services/Stage2Client.js"
 import type { UnusedGraphFile } from "../services/UnusedGraphFile.js"
-import { ConsolidationProgressPostgres } from "./ConsolidationProgressPostgres.js"
 import { EmbedderMock } from "./EmbedderMock.js"
 import { EmbedderNone } from "./EmbedderNone.js"
 import { EmbedderTransformers } from "./EmbedderTransformers.js"
 import { GraphStoreJson } from "./GraphStoreJson.js"
-import { GraphStorePostgres } from "./GraphStorePostgres.js"
 import { GraphStoreSqlite } from "./GraphStoreSqlite.js"
-import { type PostgresDatabase, PostgresDatabaseLive } from "./postgres/PostgresDatabase.js"
+import type { PostgresDatabase } from "./postgres/PostgresDatabase.js"
 import { RawLogLive } from "./RawLogLive.js"
-import { RawLogPostgres } from "./RawLogPostgres.js"
 import { RetrieverLive } from "./RetrieverLive.js"
 import { SessionBufferLive } from "./SessionBufferLive.js"
 import { Stage2Anthropic } from "./Stage2Anthropic.js"
@@ -44,19 +41,25 @@ const modelDirOf = (config: AwhmConfigShape): { readonly modelDir?: string } => 
   return location === null ? {} : { modelDir: location.dir }
 }
 
-// The PostgreSQL stores share one layer value, so one composition opens one connection pool.
-const onPostgres = <A, E>(layer: Layer.Layer<A, E, PostgresDatabase | AppConfig>) => layer.pipe(Layer.provide(PostgresDatabaseLive))
+type PostgresStores = typeof import("./postgresStores.js")
+
+// Loaded on first use, so other backends never load the driver. The PostgreSQL stores share one layer
+// value, so one composition opens one connection pool.
+const onPostgres = <A, E>(pick: (stores: PostgresStores) => Layer.Layer<A, E, PostgresDatabase | AppConfig>) =>
+  Layer.unwrapEffect(
+    Effect.promise(() => import("./postgresStores.js")).pipe(Effect.map((stores) => pick(stores).pipe(Layer.provide(stores.PostgresDatabaseLive))))
+  )
 
 /** The configured backend's graph store (it needs AppConfig). */
 const graphStoreOf = (config: AwhmConfigShape) =>
-  config.storageBackend === "json" ? GraphStoreJson : config.storageBackend === "postgres" ? onPostgres(GraphStorePostgres) : GraphStoreSqlite
+  config.storageBackend === "json" ? GraphStoreJson : config.storageBackend === "postgres" ? onPostgres((m) => m.GraphStorePostgres) : GraphStoreSqlite
 
 /** The configured backend's raw log (it needs AppConfig). */
-const rawLogOf = (config: AwhmConfigShape) => (config.storageBackend === "postgres" ? onPostgres(RawLogPostgres) : RawLogLive)
+const rawLogOf = (config: AwhmConfigShape) => (config.storageBackend === "postgres" ? onPostgres((m) => m.RawLogPostgres) : RawLogLive)
 
 /** Consolidation progress in the database on PostgreSQL; otherwise none, and consolidation keeps the data dir's file. */
 const progressOf = (config: AwhmConfigShape): Layer.Layer<ConsolidationProgress, StorageError | ConfigurationError, AppConfig> | Layer.Layer<never> =>
-  config.storageBackend === "postgres" ? onPostgres(ConsolidationProgressPostgres) : Layer.empty
+  config.storageBackend === "postgres" ? onPostgres((m) => m.ConsolidationProgressPostgres) : Layer.empty
 
 /** The configured Stage 2 client (it needs AppConfig). */
 const stage2Of = (config: AwhmConfigShape) => (config.stage2Client === "anthropic" ? Stage2Anthropic : Stage2ClaudeCode)
