@@ -10,7 +10,6 @@ import { listFiles, makeTempDir, runAwhm } from "../support/cli.js"
 const temp = makeTempDir("awhm-full-")
 const disk = path.join(temp.dir, "disk")
 const dir = path.join(disk, "data")
-const graph = dataPaths(dir).graphSqlite
 
 beforeAll(() => {
   fs.mkdirSync(disk)
@@ -40,7 +39,8 @@ const fill = (freeKb = 0) => {
   fs.rmSync(reserve, { force: true })
 }
 
-const log = (text: string) => runAwhm(["log", "--session", "s1", "--role", "user", text], { dataDir: dir })
+const log = (text: string, env: Record<string, string> = {}) =>
+  runAwhm(["log", "--session", "s1", "--role", "user", text], { dataDir: dir, env })
 
 describe("a full disk", () => {
   it("an append that fails part-way is cut back: the log is byte for byte what it was, and the error says the disk is full", async () => {
@@ -54,17 +54,52 @@ describe("a full disk", () => {
     expect(fs.readFileSync(file).equals(before)).toBe(true)
   })
 
-  it("query, snapshot create, consolidate and status say the disk is full, in one line, and leave no file behind", async () => {
-    expect((await log("I prefer Python over JavaScript")).code).toBe(0)
-    expect((await runAwhm(["consolidate"], { dataDir: dir })).code).toBe(0)
-    expect((await log("The staging port is 8080")).code).toBe(0)
-    const filesBefore = listFiles(dir)
-    fill()
-    const line = `awhm: the disk is full: could not open ${graph}; free some space and try again\n`
-    for (const args of [["query", "Python"], ["snapshot", "create"], ["consolidate"], ["status"]]) {
-      expect([args[0], await runAwhm(args, { dataDir: dir })]).toEqual([args[0], { code: 1, stdout: "", stderr: line }])
-    }
-    // SQLite may leave its empty -shm and -wal files; nothing of awhm's is left half-written.
-    expect(listFiles(dir).filter((f) => !/\.sqlite-(shm|wal)$/.test(f))).toEqual(filesBefore)
+  describe.each(["sqlite", "json"])("with the %s backend", (backend) => {
+    const env = { AWHM_STORAGE_BACKEND: backend }
+    const run = (args: ReadonlyArray<string>) => runAwhm(args, { dataDir: dir, env })
+    const unsaved = (what: string) => `awhm: the disk is full: ${what} not saved (the answer is complete); free some space\n`
+
+    it("a query still answers, says in one line what it could not save, and leaves no file behind", async () => {
+      expect((await log("I prefer Python over JavaScript", env)).code).toBe(0)
+      expect((await run(["consolidate"])).code).toBe(0)
+      expect((await log("The staging port is 8080", env)).code).toBe(0)
+      const filesBefore = listFiles(dir)
+      fill()
+      expect(await run(["query", "Python"])).toEqual({
+        code: 0,
+        stdout: "1. [graph] (score: 0.690) I prefer Python over JavaScript\n",
+        stderr: unsaved("the retrieval index and the reinforcement of the memories returned were")
+      })
+      const json = await run(["query", "--json", "Python"])
+      expect([json.code, json.stderr]).toEqual([0, unsaved("the retrieval index and the reinforcement of the memories returned were")])
+      const parsed = JSON.parse(json.stdout) as { results: Array<{ source: string; content: string }> }
+      expect(parsed.results.map((r) => [r.source, r.content])).toEqual([["graph", "I prefer Python over JavaScript"]])
+      // The live buffer answers too; nothing is returned from the graph, so only the index is named.
+      expect(await run(["query", "--session", "s1", "port"])).toEqual({
+        code: 0,
+        stdout: "1. [buffer] (score: 1.000) The staging port is 8080\n",
+        stderr: unsaved("the retrieval index was")
+      })
+      expect(listFiles(dir)).toEqual(filesBefore)
+    })
+
+    it("snapshot create and consolidate, which must write, say the disk is full in one line; status still answers", async () => {
+      expect((await log("I prefer Python over JavaScript", env)).code).toBe(0)
+      expect((await run(["consolidate"])).code).toBe(0)
+      expect((await log("The staging port is 8080", env)).code).toBe(0)
+      const filesBefore = listFiles(dir)
+      fill()
+      const line = `awhm: the disk is full: could not lock ${dataPaths(dir).locks}/consolidation.lock; free some space and try again\n`
+      for (const args of [["snapshot", "create"], ["consolidate"]]) {
+        expect([args[0], await run(args)]).toEqual([args[0], { code: 1, stdout: "", stderr: line }])
+      }
+      const status = await run(["status"])
+      expect([status.code, status.stderr, status.stdout.split("\n").slice(1, 4)]).toEqual([
+        0,
+        "",
+        [`graph:          1 nodes, 0 edges (${backend})`, "raw log:        2 messages in 1 sessions", "session buffer: 2 entries"]
+      ])
+      expect(listFiles(dir)).toEqual(filesBefore)
+    })
   })
 })
