@@ -3,7 +3,9 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { dataPaths } from "../../src/store/paths.js"
-import { listFiles, makeTempDir, runAwhm } from "../support/cli.js"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { listFiles, makeTempDir, ROOT, runAwhm } from "../support/cli.js"
 
 // A full disk, for real: a 4 MB tmpfs mounted for these tests (they run as root), filled to the last block.
 
@@ -81,6 +83,50 @@ describe("a full disk", () => {
         stderr: unsaved("the retrieval index was")
       })
       expect(listFiles(dir)).toEqual(filesBefore)
+    })
+
+    it("a running MCP server's memory_query still answers; memory_log is a tool error saying the disk is full", async () => {
+      expect((await log("I prefer Python over JavaScript", env)).code).toBe(0)
+      expect((await run(["consolidate"])).code).toBe(0)
+      const inherited: Record<string, string> = {}
+      for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("AWHM_")) inherited[k] = v
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [path.join(ROOT, "dist", "awhm-mcp.mjs")],
+        env: { ...inherited, ...env, AWHM_DATA_DIR: dir, AWHM_EMBEDDER: "mock" },
+        stderr: "pipe"
+      })
+      let stderr = ""
+      transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")))
+      const client = new Client({ name: "awhm-test", version: "1.0.0" })
+      await client.connect(transport)
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 15_000 })
+        return { isError: r.isError === true, text: (r.content as Array<{ text: string }>).map((c) => c.text).join("\n") }
+      }
+      try {
+        // Reinforcement raises the score from one query to the next: the answer is the same memory.
+        const query = async () => {
+          const r = await call("memory_query", { query: "Python" })
+          return { ...r, text: r.text.replace(/\(score: \d\.\d{3}\)/, "(score: S)") }
+        }
+        const answer = { isError: false, text: "1. [graph] (score: S) I prefer Python over JavaScript" }
+        expect(await query()).toEqual(answer)
+        fill()
+        expect(await query()).toEqual(answer)
+        expect(await query()).toEqual(answer)
+        const logged = await call("memory_log", { role: "user", content: "The staging port is 8080" })
+        expect(logged.isError).toBe(true)
+        const lock = `${dataPaths(dir).locks}/log-mcp-[0-9a-f-]{36}\\.lock`
+        expect(logged.text).toMatch(new RegExp(`^the disk is full: could not lock ${lock}; free some space and try again$`))
+      } finally {
+        await client.close()
+      }
+      // The index was saved before the disk filled; only the reinforcement, written at the end, was not.
+      expect(stderr.split("\n").filter((l) => l.includes("the disk is full"))).toEqual([
+        unsaved("the reinforcement of the memories returned was").trimEnd()
+      ])
+      expect(listFiles(dir).filter((f) => f.endsWith(".tmp"))).toEqual([])
     })
 
     it("snapshot create and consolidate, which must write, say the disk is full in one line; status still answers", async () => {
