@@ -61,7 +61,7 @@ describe("a full disk", () => {
     const run = (args: ReadonlyArray<string>) => runAwhm(args, { dataDir: dir, env })
     const unsaved = (what: string) => `awhm: the disk is full: ${what} not saved (the answer is complete); free some space\n`
 
-    it("a query still answers, says in one line what it could not save, and leaves no file behind", async () => {
+    it("a query and the prompt hook still answer, say in one line what they could not save, and leave no file behind", async () => {
       expect((await log("I prefer Python over JavaScript", env)).code).toBe(0)
       expect((await run(["consolidate"])).code).toBe(0)
       expect((await log("The staging port is 8080", env)).code).toBe(0)
@@ -81,6 +81,15 @@ describe("a full disk", () => {
         code: 0,
         stdout: "1. [buffer] (score: 1.000) The staging port is 8080\n",
         stderr: unsaved("the retrieval index was")
+      })
+      // The prompt hook cannot log the prompt, and still gives the agent its memories.
+      const payload = { session_id: "h1", cwd: "/p", hook_event_name: "UserPromptSubmit", prompt: "Which language do I prefer, Python?" }
+      const context = "Relevant memories from previous sessions (from awhm):\n- I prefer Python over JavaScript"
+      expect(await runAwhm(["hook", "prompt"], { dataDir: dir, env, input: JSON.stringify(payload) })).toEqual({
+        code: 0,
+        stdout: JSON.stringify({ hookSpecificOutput: { hookEventName: "UserPromptSubmit", additionalContext: context } }) + "\n",
+        // (The raw log's line outranks the graph's copy here, so no graph memory is reinforced.)
+        stderr: unsaved("the prompt was")
       })
       expect(listFiles(dir)).toEqual(filesBefore)
     })
