@@ -8,6 +8,7 @@ import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either, ExecutionStrategy, Exit, Layer, Scope } from "effect"
 import { CorruptFile, diskFull, innermostMessage, isDiskFull, StorageError } from "../domain/errors.js"
 import type { Edge, Graph, MemoryNode } from "../domain/Node.js"
+import { isLongLived } from "../runtime/longLived.js"
 import { noSpaceLeft } from "../store/diskSpace.js"
 import { refuseLink } from "../store/noFollow.js"
 import { dataPaths } from "../store/paths.js"
@@ -190,9 +191,10 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       catch: fail("open")
     })
 
-    // On a full disk SQLite cannot grow the shared-memory file a WAL database needs, so the store is opened
-    // again in exclusive locking mode, which keeps that index in this process's memory: reads still answer
-    // (a query, status), and a write fails there with the disk-full line.
+    // On a full disk SQLite cannot grow the shared-memory file a WAL database needs, so a one-command process
+    // opens the store again in exclusive locking mode, which keeps that index in its own memory: reads still
+    // answer (a query, status), and a write fails there with the disk-full line. A server never does: it would
+    // hold every other process off the graph until it ends.
     const storeScope = yield* Effect.scope
     const connect = (exclusive: boolean) =>
       Effect.gen(function* () {
@@ -209,7 +211,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         )
       })
     const sql = yield* connect(false).pipe(
-      Effect.catchIf(isDiskFull, (full) =>
+      Effect.catchIf((e) => isDiskFull(e) && !isLongLived(), (full) =>
         connect(true).pipe(
           Effect.orElseFail(() => full),
           // This connection now holds the file alone: the stub -shm the first attempt left is nobody's.

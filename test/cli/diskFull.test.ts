@@ -44,6 +44,27 @@ const fill = (freeKb = 0) => {
 const log = (text: string, env: Record<string, string> = {}) =>
   runAwhm(["log", "--session", "s1", "--role", "user", text], { dataDir: dir, env })
 
+/** The real awhm-mcp on the test's data dir, through the MCP SDK's client; every call bounded. */
+const startMcp = async (env: Record<string, string>) => {
+  const inherited: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("AWHM_")) inherited[k] = v
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(ROOT, "dist", "awhm-mcp.mjs")],
+    env: { ...inherited, ...env, AWHM_DATA_DIR: dir, AWHM_EMBEDDER: "mock" },
+    stderr: "pipe"
+  })
+  let stderr = ""
+  transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")))
+  const client = new Client({ name: "awhm-test", version: "1.0.0" })
+  await client.connect(transport)
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 15_000 })
+    return { isError: r.isError === true, text: (r.content as Array<{ text: string }>).map((c) => c.text).join("\n") }
+  }
+  return { client, call, stderr: () => stderr }
+}
+
 describe("a full disk", () => {
   it("an append that fails part-way is cut back: the log is byte for byte what it was, and the error says the disk is full", async () => {
     expect((await log("I prefer Python over JavaScript")).code).toBe(0)
@@ -97,22 +118,7 @@ describe("a full disk", () => {
     it("a running MCP server's memory_query still answers; memory_log is a tool error saying the disk is full", async () => {
       expect((await log("I prefer Python over JavaScript", env)).code).toBe(0)
       expect((await run(["consolidate"])).code).toBe(0)
-      const inherited: Record<string, string> = {}
-      for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("AWHM_")) inherited[k] = v
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [path.join(ROOT, "dist", "awhm-mcp.mjs")],
-        env: { ...inherited, ...env, AWHM_DATA_DIR: dir, AWHM_EMBEDDER: "mock" },
-        stderr: "pipe"
-      })
-      let stderr = ""
-      transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")))
-      const client = new Client({ name: "awhm-test", version: "1.0.0" })
-      await client.connect(transport)
-      const call = async (name: string, args: Record<string, unknown>) => {
-        const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 15_000 })
-        return { isError: r.isError === true, text: (r.content as Array<{ text: string }>).map((c) => c.text).join("\n") }
-      }
+      const { client, call, stderr } = await startMcp(env)
       try {
         // Reinforcement raises the score from one query to the next: the answer is the same memory.
         const query = async () => {
@@ -132,7 +138,7 @@ describe("a full disk", () => {
         await client.close()
       }
       // The index was saved before the disk filled; only the reinforcement, written at the end, was not.
-      expect(stderr.split("\n").filter((l) => l.includes("the disk is full"))).toEqual([
+      expect(stderr().split("\n").filter((l) => l.includes("the disk is full"))).toEqual([
         unsaved("the reinforcement of the memories returned was").trimEnd()
       ])
       expect(listFiles(dir).filter((f) => f.endsWith(".tmp"))).toEqual([])
@@ -156,5 +162,22 @@ describe("a full disk", () => {
       ])
       expect(listFiles(dir)).toEqual(filesBefore)
     })
+  })
+
+  it("an MCP server started on a full disk never takes the SQLite graph for itself: its query says the disk is full, and the CLI still answers", async () => {
+    expect((await log("I prefer Python over JavaScript")).code).toBe(0)
+    expect((await runAwhm(["consolidate"], { dataDir: dir })).code).toBe(0)
+    fill()
+    const { client, call } = await startMcp({})
+    try {
+      expect(await call("memory_query", { query: "Python" })).toEqual({
+        isError: true,
+        text: `the disk is full: could not open ${dataPaths(dir).graphSqlite}; free some space and try again`
+      })
+      const cli = await runAwhm(["query", "Python"], { dataDir: dir })
+      expect([cli.code, cli.stdout]).toEqual([0, "1. [graph] (score: 0.743) I prefer Python over JavaScript\n"])
+    } finally {
+      await client.close()
+    }
   })
 })
