@@ -76,9 +76,18 @@ export const innermostMessage = (e: unknown): string => {
 /** Codes that mean there is no room left: the disk, or this user's quota, is full. */
 export const DISK_FULL_CODES: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT", "SQLITE_FULL"])
 
+const DISK_FULL = "the disk is full: "
+
 /** The one line for a write that failed because the disk is full. */
 export const diskFull = (operation: string, file: string): StorageError =>
-  new StorageError({ operation, path: file, message: `the disk is full: could not ${operation} ${file}; free some space and try again` })
+  new StorageError({ operation, path: file, message: `${DISK_FULL}could not ${operation} ${file}; free some space and try again` })
+
+/** Whether an error (a system or SQLite error, or awhm's own) says there is no room left. */
+export const isDiskFull = (e: unknown): boolean => {
+  if (e instanceof StorageError) return e.message.startsWith(DISK_FULL)
+  const code = errorCode(e)
+  return code !== undefined && DISK_FULL_CODES.has(code)
+}
 
 /** A failed file operation as a StorageError: what was done, to which file, and the system's error code. */
 export const storageFailure = (operation: string, file: string) => (e: unknown): StorageError => {

@@ -6,6 +6,7 @@ import { AppConfig } from "../services/AppConfig.js"
 import { RawLog } from "../services/RawLog.js"
 import { Retriever } from "../services/Retriever.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
+import { noteUnsaved } from "../runtime/unsavedNotice.js"
 import { isOnlyAsking } from "../text/questions.js"
 import { formatContext, memoryLine, promptHookOutput, withoutEcho } from "./context.js"
 import { claudeSessionId, type HookPayload, payloadScope, scopeMetadata } from "./payload.js"
@@ -24,7 +25,11 @@ export interface LoggedPrompt {
   readonly ref: SourceRef
 }
 
-/** Logs the prompt to the raw log and lets the session buffer see it; null when the prompt is empty. */
+/**
+ * Logs the prompt to the raw log and lets the session buffer see it; null when the prompt is empty. On a
+ * full disk the prompt is not logged (said once on stderr) and recall still runs: the agent gets its
+ * memories either way.
+ */
 export const logPrompt = Effect.fn("hookPrompt.log")(function* (payload: HookPayload) {
   const config = yield* AppConfig
   // Without its private spans (those are neither logged nor searched for), and an over-long prompt stored
@@ -33,7 +38,13 @@ export const logPrompt = Effect.fn("hookPrompt.log")(function* (payload: HookPay
   if (prompt === "") return null
   const sessionId = claudeSessionId(payload)
   const scope = payloadScope(payload, config)
-  const entry = yield* (yield* RawLog).append({ sessionId, role: "user", content: prompt, metadata: scopeMetadata(scope) })
+  const entry = yield* (yield* RawLog).append({ sessionId, role: "user", content: prompt, metadata: scopeMetadata(scope) }).pipe(
+    Effect.catchIf(
+      (e) => noteUnsaved("the prompt", e),
+      () => Effect.succeed(null)
+    )
+  )
+  if (entry === null) return { prompt, scope, ref: { sessionId, messageIndex: -1 } } satisfies LoggedPrompt
   yield* (yield* SessionBuffer).observe(entry)
   return { prompt, scope, ref: { sessionId, messageIndex: entry.index } } satisfies LoggedPrompt
 })

@@ -2,6 +2,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import { Effect } from "effect"
 import { loadConfig } from "../layers/ConfigLive.js"
+import { markLongLived } from "../runtime/longLived.js"
 import { acquireLockSync } from "../store/fileLock.js"
 import {
   type HookReply,
@@ -102,6 +103,7 @@ const parseRequest = (text: string, expectedProof: string | null): HookRequest |
  * gone. Resolves "already-running" at once when another server of this build answers on the socket.
  */
 export const serveHooks = async (options: HookServerOptions): Promise<"stopped" | "already-running" | "no-data-dir"> => {
+  markLongLived()
   const { dataDir } = options
   const dir = hookSocketDir(dataDir)
   if (!fs.existsSync(dataDir)) return "no-data-dir"

@@ -5,9 +5,10 @@ import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
 import { SqlError } from "@effect/sql/SqlError"
-import { Effect, Either, Layer, Scope } from "effect"
-import { CorruptFile, diskFull, innermostMessage, StorageError } from "../domain/errors.js"
+import { Effect, Either, ExecutionStrategy, Exit, Layer, Scope } from "effect"
+import { CorruptFile, diskFull, innermostMessage, isDiskFull, StorageError } from "../domain/errors.js"
 import type { Edge, Graph, MemoryNode } from "../domain/Node.js"
+import { isLongLived } from "../runtime/longLived.js"
 import { noSpaceLeft } from "../store/diskSpace.js"
 import { refuseLink } from "../store/noFollow.js"
 import { dataPaths } from "../store/paths.js"
@@ -124,6 +125,15 @@ const damageSeenInHeader = (file: string): string | null => {
   return null
 }
 
+/** Removes a -shm file smaller than one 32 KB region (SQLite never got to use it). */
+const removeShmStub = (file: string): void => {
+  try {
+    if (fs.lstatSync(file).size < 32_768) fs.unlinkSync(file)
+  } catch {
+    // gone already
+  }
+}
+
 interface NodeRow {
   readonly id: string
   readonly data: string
@@ -150,7 +160,11 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         return new StorageError({ operation, path: file, message: `the memory graph ${file} stayed locked by another process; try again` })
       }
       // SQLite reports a -shm or -wal file it could not grow as an I/O error: say what it is.
-      if (code === "SQLITE_FULL" || (code !== undefined && /^SQLITE_(IOERR|CANTOPEN)/.test(code) && noSpaceLeft(path.dirname(file)))) {
+      if (
+        code === "SQLITE_FULL" ||
+        code === "SQLITE_IOERR_SHMSIZE" ||
+        (code !== undefined && /^SQLITE_(IOERR|CANTOPEN)/.test(code) && noSpaceLeft(path.dirname(file)))
+      ) {
         return diskFull(operation, file)
       }
       return new StorageError({ operation, path: file, message: `${operation} failed on ${file}: ${innermostMessage(e)}` })
@@ -177,9 +191,33 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       catch: fail("open")
     })
 
-    const sql = yield* SqliteClient.make({ filename: file }).pipe(
-      Effect.provide(Reactivity.layer),
-      Effect.catchAllDefect((e) => Effect.fail(fail("open")(e)))
+    // On a full disk SQLite cannot grow the shared-memory file a WAL database needs, so a one-command process
+    // opens the store again in exclusive locking mode, which keeps that index in its own memory: reads still
+    // answer (a query, status), and a write fails there with the disk-full line. A server never does: it would
+    // hold every other process off the graph until it ends.
+    const storeScope = yield* Effect.scope
+    const connect = (exclusive: boolean) =>
+      Effect.gen(function* () {
+        const scope = yield* Scope.fork(storeScope, ExecutionStrategy.sequential)
+        return yield* SqliteClient.make({ filename: file, disableWAL: exclusive }).pipe(
+          Effect.tap((client) =>
+            exclusive ? Effect.all([client`PRAGMA locking_mode = EXCLUSIVE`, client`PRAGMA journal_mode = WAL`]) : Effect.void
+          ),
+          Effect.provide(Reactivity.layer),
+          Scope.extend(scope),
+          Effect.catchAllDefect((e) => Effect.fail(e)),
+          Effect.mapError(fail("open")),
+          Effect.tapError(() => Scope.close(scope, Exit.void))
+        )
+      })
+    const sql = yield* connect(false).pipe(
+      Effect.catchIf((e) => isDiskFull(e) && !isLongLived(), (full) =>
+        connect(true).pipe(
+          Effect.orElseFail(() => full),
+          // This connection now holds the file alone: the stub -shm the first attempt left is nobody's.
+          Effect.tap(() => Effect.sync(() => removeShmStub(file + "-shm")))
+        )
+      )
     )
 
     const withImmediate = SqlClient.makeWithTransaction({

@@ -9,6 +9,7 @@ import { hardDelete } from "../programs/hardDelete.js"
 import { logMessage } from "../programs/logMessage.js"
 import { createSnapshot } from "../programs/snapshot.js"
 import { storeCounts } from "../programs/status.js"
+import { sayUnsaved } from "../runtime/unsavedNotice.js"
 import { nodeNotFoundText } from "./render.js"
 import { McpToolError, MemoryToolkit, type QueryResult } from "./tools.js"
 
@@ -70,6 +71,8 @@ export const memoryQuery = (sessionId: string) =>
         sessionId
       })
     )
+    // What a full disk kept this or an earlier query from saving goes to the log (stderr), once.
+    sayUnsaved()
     return { results: results.map(queryResult) }
   })
 

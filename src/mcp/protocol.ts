@@ -4,6 +4,7 @@ import type { FromClientEncoded, FromServerEncoded } from "@effect/rpc/RpcMessag
 import * as NodeSink from "@effect/platform-node/NodeSink"
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import { Effect, Layer } from "effect"
+import { wholeLines } from "./wholeLines.js"
 
 // @effect/ai 0.37's McpServer speaks MCP 2025-06-18 and cannot express a few things its clients rely on:
 // `tools/call` without `arguments` (optional in the spec) fails its payload schema and comes back as a
@@ -67,7 +68,13 @@ const invalidParams = (method: string) => ({
   error: { _tag: "InvalidParams", code: -32602, message: `Invalid params for ${method}` }
 })
 
-/** The stdio protocol with the handshake fixes above, for McpServer.layer. */
+/**
+ * The JSON-RPC decoder holds a request of up to this many bytes (its default, 16 MB, drops a bigger one
+ * unanswered): an over-long memory_log reaches the tool, which refuses it in one line (max_message_chars).
+ */
+const MAX_REQUEST_BYTES = 64 * 1024 * 1024
+
+/** The stdio protocol with the handshake fixes above, for McpServer.layer; stdin is read in whole lines. */
 export const layerProtocolStdio = (handshake: McpHandshake) =>
   Layer.effect(
     RpcServer.Protocol,
@@ -105,6 +112,6 @@ export const layerProtocolStdio = (handshake: McpHandshake) =>
       })
     })
   ).pipe(
-    Layer.provide(RpcServer.layerProtocolStdio({ stdin: NodeStream.stdin, stdout: NodeSink.stdout })),
-    Layer.provide(RpcSerialization.layerNdJsonRpc())
+    Layer.provide(RpcServer.layerProtocolStdio({ stdin: wholeLines(NodeStream.stdin), stdout: NodeSink.stdout })),
+    Layer.provide(RpcSerialization.layerNdJsonRpc({ maxBufferSize: MAX_REQUEST_BYTES }))
   )

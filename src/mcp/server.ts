@@ -3,6 +3,7 @@ import { McpServer } from "@effect/ai"
 import { Cause, type Context, Effect, ExecutionStrategy, Exit, Fiber, Layer, Logger, Scope } from "effect"
 import { errorLine } from "../domain/errors.js"
 import type { AwhmConfigShape } from "../domain/Config.js"
+import { markLongLived } from "../runtime/longLived.js"
 import { stderrLogger } from "../runtime/stderrLogger.js"
 import { memoryHandlersLayer, type McpServices } from "./handlers.js"
 import { INSTRUCTIONS } from "./instructions.js"
@@ -62,6 +63,7 @@ export const McpServerLive = (config: AwhmConfigShape, version: string, sessionI
  */
 export const serveMcp = (config: AwhmConfigShape, version: string) =>
   Effect.suspend(() => {
+    markLongLived()
     console.log = console.error
     console.info = console.error
     console.debug = console.error

@@ -50,8 +50,9 @@ const readText = (file: string): string | null => {
  */
 const createWith = (file: string, text: string): boolean => {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${Date.now()}.${counter++}.tmp`)
-  fs.writeFileSync(tmp, text, { mode: 0o600, flag: "wx" })
   try {
+    // A full disk: the file may be created and its text not written; it goes in the finally below.
+    fs.writeFileSync(tmp, text, { mode: 0o600, flag: "wx" })
     fs.linkSync(tmp, file)
     return true
   } catch (e) {

@@ -89,8 +89,9 @@ describe("max_message_chars", () => {
       dir.cleanup()
     })
 
+    // A bound on each answer: before stdin was read in whole lines, a 20 MB request held the server for minutes.
     const call = async (name: string, args: Record<string, unknown>) => {
-      const r = await client.callTool({ name, arguments: args })
+      const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 15_000 })
       return { isError: r.isError === true, text: (r.content as Array<{ text: string }>).map((c) => c.text).join("\n") }
     }
 
@@ -104,6 +105,23 @@ describe("max_message_chars", () => {
       const q = await call("memory_query", { query: "z".repeat(BIG) })
       expect(q).toEqual({ isError: true, text: `the query has ${BIG} characters, more than max_message_chars (100000)` })
       expect((await call("memory_log", { role: "user", content: "I prefer tea" })).isError).toBe(false)
+    })
+
+    it("a 20 MB memory_log is a tool error at once, and the next request is answered", async () => {
+      const r = await call("memory_log", { role: "user", content: "y".repeat(TWENTY_MB) })
+      expect(r).toEqual({
+        isError: true,
+        text: `the message has ${TWENTY_MB} characters, more than max_message_chars (100000); split it or raise the limit`
+      })
+      // Multi-byte characters across the pipe's chunks arrive whole.
+      const long = "é".repeat(TWENTY_MB / 2)
+      expect(await call("memory_log", { role: "user", content: long })).toEqual({
+        isError: true,
+        text: `the message has ${TWENTY_MB / 2} characters, more than max_message_chars (100000); split it or raise the limit`
+      })
+      expect(await call("memory_log", { role: "user", content: "Our build runner is called Quokkamatic" })).toMatchObject({ isError: false })
+      const q = await call("memory_query", { query: "Quokkamatic" })
+      expect(q).toEqual({ isError: false, text: "1. [buffer] (score: 1.000) Our build runner is called Quokkamatic" })
     })
 
     it("an empty or blank memory_log is a tool error", async () => {

@@ -1,4 +1,5 @@
-import { Effect, Schedule } from "effect"
+import { Cause, Effect, Schedule } from "effect"
+import { noteUnsaved } from "../../runtime/unsavedNotice.js"
 import type { MemoryNode, Strength } from "../../domain/Node.js"
 import type { Reinforcement } from "../../services/GraphStore.js"
 
@@ -83,7 +84,13 @@ export const reinforced = (fresh: ReadonlyArray<MemoryNode>, taken: ReadonlyMap<
  */
 export const flushPeriodically = <E>(flush: Effect.Effect<void, E>, everyMs: number) =>
   Effect.gen(function* () {
-    const quiet = flush.pipe(Effect.catchAllCause((cause) => Effect.logDebug("reinforcement not written", cause)))
+    const quiet = flush.pipe(
+      Effect.catchAllCause((cause) =>
+        noteUnsaved("the reinforcement of the memories returned", Cause.squash(cause))
+          ? Effect.void
+          : Effect.logDebug("reinforcement not written", cause)
+      )
+    )
     yield* Effect.forkScoped(Effect.repeat(Effect.delay(quiet, `${everyMs} millis`), Schedule.forever))
     yield* Effect.addFinalizer(() => quiet)
   })

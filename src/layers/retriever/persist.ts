@@ -160,8 +160,8 @@ export const loadPersistedVectors = (target: PersistTarget, view: RawLogView): v
   }
 }
 
-/** Saves the view, and appends the vectors computed since the last save. Returns a failure reason or null. */
-export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsChanged: boolean): string | null => {
+/** Saves the view, and appends the vectors computed since the last save. Returns the failure, or null. */
+export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsChanged: boolean): unknown => {
   try {
     const data = pack(view.toData(), view.lexical.toBinary())
     const pending = vectorsChanged ? view.takeNewVectors() : []
@@ -188,6 +188,6 @@ export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsCh
     if (written) view.unsaved = { indexed: 0, removed: false }
     return null
   } catch (e) {
-    return e instanceof Error && "code" in e ? String((e as NodeJS.ErrnoException).code) : "write failed"
+    return e
   }
 }

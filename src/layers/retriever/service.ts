@@ -1,5 +1,7 @@
 import { Effect, Option } from "effect"
+import { errorCode } from "../../domain/errors.js"
 import type { MemoryNode, Strength } from "../../domain/Node.js"
+import { noteUnsaved } from "../../runtime/unsavedNotice.js"
 import type { RetrievalResult } from "../../domain/Result.js"
 import { strengthParams } from "../../domain/strength.js"
 import { nowIso, parseTimestamp } from "../../domain/time.js"
@@ -227,7 +229,9 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
         yield* reinforce(outcome.returnedNodes, now)
         if (persistTarget !== null && (worthSaving(rawView.unsaved) || vectorsChanged)) {
           const failure = savePersisted(persistTarget, rawView, vectorsChanged)
-          if (failure !== null) warn(`awhm: could not save the retrieval index (${failure}); it is rebuilt next time`)
+          if (failure !== null && !noteUnsaved("the retrieval index", failure)) {
+            warn(`awhm: could not save the retrieval index (${errorCode(failure) ?? "write failed"}); it is rebuilt next time`)
+          }
         }
         return outcome.results satisfies ReadonlyArray<RetrievalResult>
       })
