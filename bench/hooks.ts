@@ -13,6 +13,7 @@ import { RawLogLive } from "../src/layers/RawLogLive.js"
 import { SessionBufferLive } from "../src/layers/SessionBufferLive.js"
 import { logMessage } from "../src/programs/logMessage.js"
 import { GraphStore } from "../src/services/GraphStore.js"
+import { childCpuMs, median } from "./stats.js"
 
 const BIN = path.join(process.cwd(), "dist", "awhm.mjs")
 const RUNS = 20
@@ -76,18 +77,6 @@ const benchEnv = (dataDir: string, extra: Record<string, string> = {}): NodeJS.P
   AWHM_EMBEDDER: "mock",
   ...extra
 })
-
-const median = (xs: Array<number>): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  return (s[Math.floor((s.length - 1) / 2)]! + s[Math.ceil((s.length - 1) / 2)]!) / 2
-}
-
-/** Children's user+sys seconds as bash's `times` prints them ("0m0.190s 0m0.030s" on its second line). */
-const childCpuMs = (timesOutput: string): number => {
-  const line = timesOutput.trim().split("\n").pop() ?? ""
-  const parts = [...line.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60_000 + Number(m[2]) * 1000)
-  return parts.length === 2 ? parts[0]! + parts[1]! : NaN
-}
 
 /**
  * Medians of `node dist/awhm.mjs <args>` fed `input`: whole-process wall time, and CPU time (user+sys),

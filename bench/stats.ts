@@ -25,3 +25,10 @@ export const unitVectors = (seed = 42) => {
     return v
   }
 }
+
+/** Children's user+sys milliseconds as bash's `times` prints them ("0m0.190s 0m0.030s" on its second line). */
+export const childCpuMs = (timesOutput: string): number => {
+  const line = timesOutput.trim().split("\n").pop() ?? ""
+  const parts = [...line.matchAll(/(\d+)m([\d.]+)s/g)].map((m) => Number(m[1]) * 60_000 + Number(m[2]) * 1000)
+  return parts.length === 2 ? parts[0]! + parts[1]! : NaN
+}

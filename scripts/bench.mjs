@@ -25,7 +25,7 @@ const DOC = join(ROOT, "docs", "benchmarks.md")
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_S ?? 7200) * 1000
 
 // Sections appear in this order; unknown ones follow alphabetically.
-const ORDER = ["startup", "graph", "embedder", "consolidation", "retrieval", "eval", "locomo", "beam", "hooks", "mcp", "scale"]
+const ORDER = ["install", "startup", "graph", "embedder", "consolidation", "retrieval", "eval", "locomo", "beam", "hooks", "mcp", "scale"]
 
 // The reference's published figures (AWHM Lite 0.3.0) and the figure key a section reports for the same thing.
 const REFERENCE = [
