@@ -222,6 +222,13 @@ const replayChat = (chat: BeamChat, options: BeamEvalOptions) =>
     return { retrieved, latencies, messages, nodes: graph.nodes.size, ingestSeconds, supersessions } satisfies ChatRun
   })
 
+/** The length of the chat's longest message. */
+const longestMessage = (chat: BeamChat): number => {
+  let longest = 0
+  for (const b of chat.batches) for (const m of b.messages) longest = Math.max(longest, m.content.length)
+  return longest
+}
+
 /** An even sample of at most n items, in order. */
 const evenSample = <A>(items: ReadonlyArray<A>, n: number): Array<A> =>
   items.length <= n ? [...items] : Array.from({ length: n }, (_, i) => items[Math.floor((i * items.length) / n)]!)
@@ -241,7 +248,8 @@ export const runBeamEval = Effect.fn("runBeamEval")(function* (dir: string, conf
       Effect.gen(function* () {
         const dataDir = yield* scopedTempDir("awhm-beam-")
         const layer = AwhmLive(
-          { ...config, dataDir, stage2Enabled: false },
+          // Every message of the chat is replayed whole, however long: the replay measures memory, not input limits.
+          { ...config, dataDir, stage2Enabled: false, maxMessageChars: Math.max(config.maxMessageChars, longestMessage(chat)) },
           {
             embedder: Layer.succeed(Embedder, embedder satisfies EmbedderShape),
             // Zero LLM calls: Stage 2 stays off, and would fail loudly if it were ever asked.

@@ -107,6 +107,17 @@ describe("awhm eval --format beam", () => {
     ])
   }, 150_000)
 
+  it("replays messages longer than max_message_chars whole: the replay measures memory, not input limits", async () => {
+    const dataDir = path.join(tmp.dir, "small-limit")
+    fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+    fs.writeFileSync(path.join(dataDir, "config.json"), JSON.stringify({ max_message_chars: 20 }))
+    const r = await runAwhm(["eval", "--format", "beam", "--corpus", path.join(tmp.dir, "chats"), "--json"], { dataDir, timeoutMs: 120_000 })
+    expect([r.code, r.stderr]).toEqual([0, ""])
+    const report = JSON.parse(r.stdout)
+    expect(report).toMatchObject({ chats: 1, messages: 8, questions: 3 })
+    expect(report.abilities.knowledge_update).toEqual({ questions: 1, target_at_5: 1, target_at_10: 1, mrr: 1, stale_first_rate: 0 })
+  }, 150_000)
+
   it("a folder without chats is one line on stderr and exit 1", async () => {
     const r = await runAwhm(["eval", "--format", "beam", "--corpus", tmp.dir, "--json"])
     expect(r.code).toBe(1)
