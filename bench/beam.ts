@@ -4,7 +4,7 @@
 // the real model (AWHM_MODEL_DIR or ./.cache/models/all-MiniLM-L6-v2), which embeds every message once.
 import { existsSync } from "node:fs"
 import * as os from "node:os"
-import { join } from "node:path"
+import { join, relative } from "node:path"
 import { Effect } from "effect"
 import type { AwhmConfigShape } from "../src/domain/Config.js"
 import { type BeamReport, runBeamEval } from "../src/eval/beam.js"
@@ -63,7 +63,7 @@ export async function run(): Promise<string> {
     lines.push(...table(name, r))
   }
   if (!rows.some((r) => r[1] === "transformers")) lines.push("_Real model not run: set BEAM_REAL=1 (it embeds all 38k messages once)._", "")
-  lines.push(`Reproduce: \`node scripts/bench.mjs beam\`; one-off: \`awhm eval --format beam --corpus ${BEAM} [--limit N] [--lexical-only]\`.`)
+  lines.push(`Reproduce: \`node scripts/bench.mjs beam\`; one-off: \`awhm eval --format beam --corpus ${relative(process.cwd(), BEAM)} [--limit N] [--lexical-only]\`.`)
   const ku = first!.abilities["knowledge_update"]
   if (ku !== undefined) lines.push("", `<!-- figure: beam_stale_first = ${f(ku.stale_first_rate)} -->`)
   return lines.join("\n")
