@@ -12,6 +12,7 @@ import { AwhmLive } from "../src/layers/Main.js"
 import { loadConfig } from "../src/layers/ConfigLive.js"
 import { Retriever } from "../src/services/Retriever.js"
 import { seedDataDir } from "./scaleSeed.js"
+import { median } from "./stats.js"
 
 export const BIN = path.join(process.cwd(), "dist", "awhm.mjs")
 export const RUNS = Number(process.env["SCALE_BENCH_RUNS"] ?? 5)
@@ -24,11 +25,6 @@ export const QUERIES = [
   "Where did Gina open her store?"
 ]
 
-const median = (xs: ReadonlyArray<number>) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2
-}
 const p95 = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(0.95 * xs.length))]!
 
 interface ProcessCost {

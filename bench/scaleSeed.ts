@@ -10,6 +10,7 @@ import { writeMessageVectors } from "../src/layers/retriever/persist.js"
 import { refKey } from "../src/layers/retriever/rank.js"
 import { dataPaths } from "../src/store/paths.js"
 import { renderProgress, type SessionProgress } from "../src/store/progress.js"
+import { unitVectors } from "./stats.js"
 
 const DIM = 384
 const PER_SESSION = 20
@@ -36,25 +37,6 @@ const turns = (): Array<Turn> => {
   return out
 }
 
-// Deterministic unit vectors (xorshift), so runs are comparable.
-const vectors = () => {
-  let seed = 42
-  const rand = () => {
-    seed ^= seed << 13
-    seed ^= seed >>> 17
-    seed ^= seed << 5
-    return ((seed >>> 0) / 0xffffffff) * 2 - 1
-  }
-  return () => {
-    const v = new Float32Array(DIM)
-    let norm = 0
-    for (let i = 0; i < DIM; i++) norm += (v[i] = rand()) ** 2
-    const k = 1 / Math.sqrt(norm)
-    for (let i = 0; i < DIM; i++) v[i]! *= k
-    return v
-  }
-}
-
 const T0 = Date.parse("2025-01-01T09:00:00.000Z")
 const iso = (ms: number) => new Date(ms).toISOString()
 const sessionOf = (i: number) => `scale-${Math.floor(i / PER_SESSION)}`
@@ -62,7 +44,8 @@ const sessionOf = (i: number) => `scale-${Math.floor(i / PER_SESSION)}`
 /** Seeds `dataDir` (SQLite graph) with n nodes and n messages. */
 export const seedDataDir = async (dataDir: string, n: number): Promise<void> => {
   const all = turns()
-  const vector = vectors()
+  const unit = unitVectors(42)
+  const vector = () => unit(DIM)
   const paths = dataPaths(dataDir)
   fs.mkdirSync(paths.logs, { recursive: true, mode: 0o700 })
   fs.mkdirSync(paths.meta, { recursive: true, mode: 0o700 })
