@@ -9,19 +9,10 @@ import { applyChanges, copyGraph, edgeKey, isEmptyChange } from "./graph/applyCh
 import { MemoryGraphSearch } from "./graph/memorySearch.js"
 import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
 import { PostgresDatabase, type PostgresDatabaseShape } from "./postgres/PostgresDatabase.js"
-
-const CHUNK = 500
+import { chunks, sourceRows, vectorBytes } from "./graph/rows.js"
 
 /** The tables a hard delete removes rows from: VACUUM turns their dead tuples into free space. */
 const TOUCHED_BY_DELETE = ["nodes", "node_sources", "edges", "graph_deletions", "messages", "log_sessions"] as const
-
-const chunks = <A>(items: ReadonlyArray<A>, size = CHUNK): Array<ReadonlyArray<A>> => {
-  const out: Array<ReadonlyArray<A>> = []
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
-  return out
-}
-
-const toBytes = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength)
 
 // pg hands each bytea back in a Buffer that may sit at any offset of a shared pool: copy it.
 const fromBytes = (b: unknown): Float32Array | null => {
@@ -29,22 +20,6 @@ const fromBytes = (b: unknown): Float32Array | null => {
   const copy = new Uint8Array(b.byteLength)
   copy.set(b)
   return new Float32Array(copy.buffer)
-}
-
-/** One node_sources row per source message; a session named without a message gets index -1. */
-const sourceRows = (n: MemoryNode) => {
-  const seen = new Set<string>()
-  const rows: Array<readonly [string, number, string]> = []
-  const add = (sessionId: string, messageIndex: number) => {
-    const key = `${messageIndex}:${sessionId}`
-    if (seen.has(key)) return
-    seen.add(key)
-    rows.push([sessionId, messageIndex, n.id])
-  }
-  for (const r of n.sourceRefs) add(r.sessionId, r.messageIndex)
-  const refSessions = new Set(n.sourceRefs.map((r) => r.sessionId))
-  for (const s of n.sourceSessions) if (!refSessions.has(s)) add(s, -1)
-  return rows
 }
 
 /** The last of each key wins, at the place of its first occurrence (one statement may not touch a row twice). */
@@ -133,7 +108,7 @@ export const makeGraphStorePostgres = (
               data: JSON.stringify(nodeToStored(n, false)),
               status: n.status,
               canonical_key: n.canonicalKey,
-              embedding: n.embedding === null ? null : toBytes(n.embedding),
+              embedding: n.embedding === null ? null : vectorBytes(n.embedding),
               embed_dim: n.embedding === null ? null : n.embedding.length,
               embed_model: n.embedModel
             }))
@@ -146,7 +121,7 @@ export const makeGraphStorePostgres = (
             const sources = chunk.flatMap(sourceRows)
             for (const part of chunks(sources)) {
               yield* sql`INSERT INTO awhm.node_sources (namespace, session_id, message_index, node_id)
-                SELECT ${ns}, s, m, n FROM unnest(${part.map((r) => r[0])}::text[], ${part.map((r) => r[1])}::int[], ${part.map((r) => r[2])}::text[]) AS u(s, m, n)
+                SELECT ${ns}, s, m, n FROM unnest(${part.map((r) => r.session_id)}::text[], ${part.map((r) => r.message_index)}::int[], ${part.map((r) => r.node_id)}::text[]) AS u(s, m, n)
                 ON CONFLICT DO NOTHING`
             }
             for (const n of chunk) namespaceOf.set(n.id, ns)

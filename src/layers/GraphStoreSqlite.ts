@@ -24,6 +24,7 @@ import { readJsonGraphFile } from "./graph/jsonFile.js"
 import { graphMigrations, latestGraphMigration } from "./graph/migrations/index.js"
 import { decodeNode, nodeToStored } from "../store/graphSerialization.js"
 import { anyTerm, filterSql, indexColumns, preselect } from "./graph/sqliteSearch.js"
+import { chunks, sourceRows, vectorBytes } from "./graph/rows.js"
 import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
 import { analyze } from "../search/IndexAnalyzer.js"
 import { bm25Score } from "../search/bm25.js"
@@ -44,9 +45,6 @@ export interface SqliteStoreOptions {
 }
 
 const SQLITE_HEADER = "SQLite format 3\u0000"
-// SQLite allows 32766 bound parameters; stay well below it.
-const CHUNK = 500
-
 const sqliteCode = (e: unknown): string | undefined => {
   for (let cur: unknown = e, depth = 0; cur !== null && typeof cur === "object" && depth < 5; depth++) {
     const code = (cur as { code?: unknown }).code
@@ -56,29 +54,6 @@ const sqliteCode = (e: unknown): string | undefined => {
   return undefined
 }
 
-const chunks = <A>(items: ReadonlyArray<A>, size = CHUNK): Array<ReadonlyArray<A>> => {
-  const out: Array<ReadonlyArray<A>> = []
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
-  return out
-}
-
-/** One node_sources row per source message; a session named without a message gets index -1. */
-const sourceRows = (n: MemoryNode) => {
-  const seen = new Set<string>()
-  const rows: Array<{ session_id: string; message_index: number; node_id: string }> = []
-  const add = (sessionId: string, messageIndex: number) => {
-    const key = `${messageIndex}:${sessionId}`
-    if (seen.has(key)) return
-    seen.add(key)
-    rows.push({ session_id: sessionId, message_index: messageIndex, node_id: n.id })
-  }
-  for (const r of n.sourceRefs) add(r.sessionId, r.messageIndex)
-  const refSessions = new Set(n.sourceRefs.map((r) => r.sessionId))
-  for (const s of n.sourceSessions) if (!refSessions.has(s)) add(s, -1)
-  return rows
-}
-
-const toBlob = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength)
 
 // better-sqlite3 hands each BLOB back in its own ArrayBuffer: view it in place (no copy of 150 MB at 100k
 // nodes); copy only if it ever arrives at an unaligned offset.
@@ -284,7 +259,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
             const vectors = chunk.flatMap((n) =>
               n.embedding === null
                 ? []
-                : [{ node_id: n.id, embedding: toBlob(n.embedding), embed_dim: n.embedding.length, embed_model: n.embedModel }]
+                : [{ node_id: n.id, embedding: vectorBytes(n.embedding), embed_dim: n.embedding.length, embed_model: n.embedModel }]
             )
             const without = chunk.filter((n) => n.embedding === null).map((n) => n.id)
             if (without.length > 0) yield* sql`DELETE FROM node_vectors WHERE node_id IN ${sql.in(without)}`
