@@ -101,29 +101,19 @@ export const makeGraphStoreJson = (options: JsonStoreOptions) =>
       search.use(g, version)
       return search
     }
-    const overlaid = (g: Graph): Graph => {
-      if (pending.size === 0) return copyGraph(g)
-      const nodes = new Map(g.nodes)
-      for (const [id, n] of nodes) nodes.set(id, pending.overlay(n))
-      return { nodes, edges: g.edges.slice() }
-    }
     const flushReinforcement = Effect.suspend(() => {
       if (pending.size === 0) return Effect.void
       const taken = pending.take()
-      return update((g) => {
-        const fresh = [...taken.keys()].flatMap((id) => {
-          const n = g.nodes.get(id)
-          return n === undefined ? [] : [n]
-        })
-        return Effect.succeed([undefined, { upsertNodes: reinforced(fresh, taken) }] as const)
-      }).pipe(Effect.tapError(() => Effect.sync(() => pending.restore(taken))))
+      return update((g) => Effect.succeed([undefined, { upsertNodes: reinforced(taken, (id) => g.nodes.get(id)) }] as const)).pipe(
+        Effect.tapError(() => Effect.sync(() => pending.restore(taken)))
+      )
     })
     yield* flushPeriodically(flushReinforcement, options.reinforceFlushMs ?? REINFORCE_FLUSH_MS)
 
     return GraphStore.of({
       backend: "json",
       location: file,
-      load: () => sync("load", () => overlaid(current())),
+      load: () => sync("load", () => pending.overlayGraph(current())),
       getNodes: (ids) =>
         sync("load", () => {
           const g = current()

@@ -64,11 +64,7 @@ export const makeGraphStoreMemory = (initial?: Graph) =>
             const pending = new PendingReinforcement()
             pending.add(items)
             const taken = pending.take()
-            const fresh = [...taken.keys()].flatMap((id) => {
-              const n = graph.nodes.get(id)
-              return n === undefined ? [] : [n]
-            })
-            const upsertNodes = reinforced(fresh, taken)
+            const upsertNodes = reinforced(taken, (id) => graph.nodes.get(id))
             if (upsertNodes.length > 0) apply({ upsertNodes })
           })
         ),

@@ -341,19 +341,13 @@ export const makeGraphStorePostgres = (
       Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("search")(e)))
     )
     const pending = new PendingReinforcement()
-    const overlaid = (g: Graph): Graph => {
-      if (pending.size === 0) return copyGraph(g)
-      const nodes = new Map(g.nodes)
-      for (const [id, n] of nodes) nodes.set(id, pending.overlay(n))
-      return { nodes, edges: g.edges.slice() }
-    }
 
     const shape: Omit<GraphStoreShape, "lexicalTopK" | "vectorTopK" | "neighbours" | "bySlot" | "fromMessages" | "accessP90" | "changeStamp" | "reinforce" | "flushReinforcement"> = {
       backend: "postgres",
       location: where,
       load: (opts) =>
         readTransaction(currentGraph(opts?.withEmbeddings !== false)).pipe(
-          Effect.map((state) => overlaid(state.graph)),
+          Effect.map((state) => pending.overlayGraph(state.graph)),
           Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("load")(e)))
         ),
       getNodes: (ids) =>
@@ -418,13 +412,7 @@ export const makeGraphStorePostgres = (
       if (pending.size === 0) return Effect.void
       const taken = pending.take()
       return shape
-        .update((g) => {
-          const fresh = [...taken.keys()].flatMap((id) => {
-            const n = g.nodes.get(id)
-            return n === undefined ? [] : [n]
-          })
-          return Effect.succeed([undefined, { upsertNodes: reinforced(fresh, taken) }] as const)
-        })
+        .update((g) => Effect.succeed([undefined, { upsertNodes: reinforced(taken, (id) => g.nodes.get(id)) }] as const))
         .pipe(Effect.tapError(() => Effect.sync(() => pending.restore(taken))))
     })
     yield* flushPeriodically(flushReinforcement, options.reinforceFlushMs ?? REINFORCE_FLUSH_MS)

@@ -593,7 +593,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       return writeTransaction(
         Effect.gen(function* () {
           const fresh = yield* nodesById([...taken.keys()])
-          return [undefined, { upsertNodes: reinforced([...fresh.values()], taken) }] as const
+          return [undefined, { upsertNodes: reinforced(taken, (id) => fresh.get(id)) }] as const
         }),
         () => cache
       ).pipe(
@@ -608,11 +608,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       location: file,
       load: (opts) =>
         readTransaction(currentGraph(opts?.withEmbeddings !== false)).pipe(
-          Effect.map((state) => {
-            const graph = copyGraph(state.graph)
-            if (pending.size > 0) for (const [id, n] of graph.nodes) graph.nodes.set(id, pending.overlay(n))
-            return graph
-          }),
+          Effect.map((state) => pending.overlayGraph(state.graph)),
           Effect.mapError(fail("load"))
         ),
       getNodes: (ids) => Effect.map(nodesById(ids), (found) => inOrder(ids, found)).pipe(Effect.mapError(fail("read"))),

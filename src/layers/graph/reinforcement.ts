@@ -1,6 +1,6 @@
 import { Cause, Effect, Schedule } from "effect"
 import { noteUnsaved } from "../../runtime/unsavedNotice.js"
-import type { MemoryNode, Strength } from "../../domain/Node.js"
+import type { Graph, MemoryNode, Strength } from "../../domain/Node.js"
 import type { Reinforcement } from "../../services/GraphStore.js"
 
 interface Pending {
@@ -45,6 +45,13 @@ export class PendingReinforcement {
     return p === undefined ? node : (applyOne(node, p) ?? node)
   }
 
+  /** A copy of the graph (as `copyGraph`) with what is pending shown on its nodes. */
+  overlayGraph(graph: Graph): Graph {
+    const nodes = new Map(graph.nodes)
+    if (this.pending.size > 0) for (const [id, n] of nodes) nodes.set(id, this.overlay(n))
+    return { nodes, edges: graph.edges.slice() }
+  }
+
   /** Takes everything pending (put it back with `restore` when the write fails). */
   take(): Map<string, Pending> {
     const out = this.pending
@@ -70,11 +77,14 @@ const applyOne = (node: MemoryNode, p: Pending): MemoryNode | null =>
     ? null
     : { ...node, lastAccessed: p.at, accessCount: node.accessCount + p.count, strength: p.strength }
 
-/** The nodes to write for what was taken, given their current stored state. */
-export const reinforced = (fresh: ReadonlyArray<MemoryNode>, taken: ReadonlyMap<string, Pending>): Array<MemoryNode> =>
-  fresh.flatMap((n) => {
-    const p = taken.get(n.id)
-    const next = p === undefined ? null : applyOne(n, p)
+/** The nodes to write for what was taken, given their current stored state (`stored`: by id). */
+export const reinforced = (
+  taken: ReadonlyMap<string, Pending>,
+  stored: (id: string) => MemoryNode | undefined
+): Array<MemoryNode> =>
+  [...taken].flatMap(([id, p]) => {
+    const n = stored(id)
+    const next = n === undefined ? null : applyOne(n, p)
     return next === null ? [] : [next]
   })
 
