@@ -7,18 +7,13 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { startPgCluster } from "../test/support/pgCluster.js"
-import { BIN, cost, envFor, QUERIES, RUNS, s, timed, warm, whole } from "./scale.js"
+import { BIN, cost, envFor, QUERIES, RUNS, s, warm, whole } from "./scale.js"
 import { seedDataDir } from "./scaleSeed.js"
 
 const SIZES = (process.env["POSTGRES_BENCH_SIZES"] ?? "10000").split(",").map(Number)
 
-const hookPrompt = (dataDir: string, extra: Record<string, string>) => {
-  const payload = (i: number) => JSON.stringify({ session_id: `bench-${i}`, prompt: QUERIES[i % QUERIES.length] })
-  timed(BIN, ["hook", "prompt"], envFor(dataDir, extra), payload(0))
-  const runs = Array.from({ length: RUNS }, (_, i) => timed(BIN, ["hook", "prompt"], envFor(dataDir, extra), payload(i + 1)))
-  const mid = (xs: Array<number>) => xs.sort((a, b) => a - b)[xs.length >> 1]!
-  return { wall: mid(runs.map((r) => r.wall)), cpu: mid(runs.map((r) => r.cpu)), rssMb: mid(runs.map((r) => r.rssMb)) }
-}
+const hookPrompt = (dataDir: string, extra: Record<string, string>) =>
+  whole(BIN, dataDir, () => ["hook", "prompt"], extra, (i) => JSON.stringify({ session_id: `bench-${i}`, prompt: QUERIES[i % QUERIES.length] }))
 
 export async function run(): Promise<string> {
   const cluster = await startPgCluster()

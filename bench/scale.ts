@@ -56,9 +56,16 @@ export const envFor = (dataDir: string, extra: Record<string, string> = {}): Nod
 
 const modelReady = () => fs.existsSync(path.join(process.cwd(), ".cache", "models"))
 
-export const whole = (bin: string, dataDir: string, args: (i: number) => ReadonlyArray<string>, extra: Record<string, string> = {}) => {
-  timed(bin, args(0), envFor(dataDir, extra)) // the first run may build caches
-  return medianCost(Array.from({ length: RUNS }, (_, i) => timed(bin, args(i + 1), envFor(dataDir, extra))))
+/** Median cost of RUNS whole processes after one that may build caches; run i gets args(i) and input(i) on stdin. */
+export const whole = (
+  bin: string,
+  dataDir: string,
+  args: (i: number) => ReadonlyArray<string>,
+  extra: Record<string, string> = {},
+  input: (i: number) => string = () => ""
+) => {
+  timed(bin, args(0), envFor(dataDir, extra), input(0))
+  return medianCost(Array.from({ length: RUNS }, (_, i) => timed(bin, args(i + 1), envFor(dataDir, extra), input(i + 1))))
 }
 
 const duBytes = (dir: string): number => {
