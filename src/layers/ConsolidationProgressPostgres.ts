@@ -1,4 +1,4 @@
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Predicate } from "effect"
 import type { Progress, SessionProgress } from "../domain/Progress.js"
 import { settledMark } from "../store/consolidatedLogs.js"
 import { ConsolidationProgress } from "../services/ConsolidationProgress.js"
@@ -36,11 +36,11 @@ export const makeConsolidationProgressPostgres = (db: PostgresDatabaseShape) =>
               return a
             })
           )
-          .pipe(Effect.mapError((e) => (isSqlError(e) ? fail("write consolidation progress")(e) : (e as E)))),
+          .pipe(Effect.mapError((e) => (Predicate.isTagged(e, "SqlError") ? fail("write consolidation progress")(e) : (e as E)))),
       lock: <A, E, R>(body: Effect.Effect<A, E, R>) =>
         sql
           .withTransaction(Effect.zipRight(lockProgress, body))
-          .pipe(Effect.mapError((e) => (isSqlError(e) ? fail("lock consolidation progress")(e) : (e as E)))),
+          .pipe(Effect.mapError((e) => (Predicate.isTagged(e, "SqlError") ? fail("lock consolidation progress")(e) : (e as E)))),
       replace: (progress) => {
         const rows = [...progress].filter(([, p]) => p.lastMsgIndex !== null)
         return sql
@@ -70,8 +70,6 @@ export const makeConsolidationProgressPostgres = (db: PostgresDatabaseShape) =>
       }
     })
   })
-
-const isSqlError = (e: unknown): boolean => typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "SqlError"
 
 /** Consolidation progress of `storage_backend: postgres`. */
 export const ConsolidationProgressPostgres = Layer.effect(

@@ -1,5 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
-import { Effect, Either, Layer, Option } from "effect"
+import { Effect, Either, Layer, Option, Predicate } from "effect"
 import { CorruptFile, StorageError } from "../domain/errors.js"
 import type { Edge, Graph, MemoryNode } from "../domain/Node.js"
 import { decodeNode, nodeToStored } from "../store/graphSerialization.js"
@@ -383,7 +383,7 @@ export const makeGraphStorePostgres = (
           return yield* f(copyGraph(state.graph))
         })
         return writeTransaction(body, () => state).pipe(
-          Effect.mapError((e) => (isDriverError(e) ? fail("save")(e) : (e as E | CorruptFile | StorageError)))
+          Effect.mapError((e) => (Predicate.isTagged(e, "SqlError") ? fail("save")(e) : (e as E | CorruptFile | StorageError)))
         )
       },
       replaceAll: (graph) =>
@@ -435,9 +435,6 @@ export const makeGraphStorePostgres = (
       flushReinforcement
     })
   })
-
-const isDriverError = (e: unknown): boolean =>
-  typeof e === "object" && e !== null && (e as { _tag?: unknown })._tag === "SqlError"
 
 /** The graph store of `storage_backend: postgres`. */
 export const GraphStorePostgres: Layer.Layer<GraphStore, StorageError | CorruptFile, PostgresDatabase | AppConfig> = Layer.scoped(
