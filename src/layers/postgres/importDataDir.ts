@@ -33,9 +33,8 @@ export const importDataDir = (db: PostgresDatabaseShape, dataDir: string, onProg
     const backend = fs.existsSync(paths.graphSqlite) ? "sqlite" : fs.existsSync(paths.graphJson) ? "json" : null
     const graph = backend === null ? { nodes: new Map(), edges: [] } : yield* Effect.scoped(Effect.flatMap(openGraphStoreFile(backend, dataDir), (s) => s.load()))
     const store = yield* makeGraphStorePostgres(db, { vacuumOnScrub: false })
-    yield* store.update(() =>
-      Effect.succeed([undefined, { upsertNodes: Array.from(graph.nodes.values()), addEdges: graph.edges }] as const)
-    )
+    // Upserts by id: what the namespace already holds need not be read first.
+    yield* store.commit({ upsertNodes: Array.from(graph.nodes.values()), addEdges: graph.edges })
     onProgress(`graph: ${graph.nodes.size} nodes, ${graph.edges.length} edges`)
 
     const log = yield* RawLog.pipe(Effect.provide(RawLogLive.pipe(Layer.provide(ConfigFromValues(dataDir)))))
