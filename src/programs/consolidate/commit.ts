@@ -263,6 +263,12 @@ export const planCommit = (
       scope
     })
     const supersedes: Array<string> = []
+    // A late-arriving older statement: the stored one, `old` (valid from the later `oldFrom`), stays current and supersedes it.
+    const yieldTo = (old: MemoryNode, oldFrom: string) => {
+      node = { ...node, status: "superseded", validTo: node.validTo !== null && node.validTo < oldFrom ? node.validTo : oldFrom }
+      put({ ...old, supersedes: [...old.supersedes, node.id] })
+      superseded++
+    }
     // Exact slot keys of attributes are not enough to supersede: updates() decides (below).
     if (key !== null && !key.startsWith("attr:")) {
       const rivals = new Set<string>(activeByKey.get(key) ?? [])
@@ -276,10 +282,7 @@ export const planCommit = (
         if (!correctionSupersedes(key, c.isCorrection, old.canonicalKey, ref === null ? null : c.messageIndex - ref, settings.correctionWindow)) continue
         const oldFrom = old.validFrom
         if (old.canonicalKey === key && oldFrom !== null && oldFrom > at && node.status === "active") {
-          // A late-arriving older statement: the newer one stays current and supersedes it.
-          node = { ...node, status: "superseded", validTo: node.validTo !== null && node.validTo < oldFrom ? node.validTo : oldFrom }
-          put({ ...old, supersedes: [...old.supersedes, node.id] })
-          superseded++
+          yieldTo(old, oldFrom)
           continue
         }
         if (oldFrom !== null && oldFrom > at) continue
@@ -296,12 +299,7 @@ export const planCommit = (
         if (!(mentionsOf.get(id) ?? []).some((m) => updates(m, old.content, later, c.content))) continue
         const oldFrom = old.validFrom
         if (oldFrom !== null && oldFrom > at) {
-          // A late-arriving older statement: the newer one stays current and supersedes it.
-          if (node.status === "active") {
-            node = { ...node, status: "superseded", validTo: node.validTo !== null && node.validTo < oldFrom ? node.validTo : oldFrom }
-            put({ ...old, supersedes: [...old.supersedes, node.id] })
-            superseded++
-          }
+          if (node.status === "active") yieldTo(old, oldFrom)
           continue
         }
         markSuperseded(id, at)
