@@ -106,7 +106,7 @@ export interface GraphStoreShape extends GraphSearchShape {
   readonly commit: (changes: GraphChanges) => Effect.Effect<void, GraphStoreError>
   /**
    * Exclusive read-modify-write: loads the graph under the store's write lock (SQLite: an immediate
-   * transaction; JSON: a lock file), runs `f`, and commits its changes before releasing. If `f` fails,
+   * transaction; JSON: a lock file; PostgreSQL: the namespace's advisory lock), runs `f`, and commits its changes before releasing. If `f` fails,
    * nothing is written. Concurrent processes never lose each other's writes.
    */
   readonly update: <A, E, R>(
@@ -114,9 +114,9 @@ export interface GraphStoreShape extends GraphSearchShape {
   ) => Effect.Effect<A, E | GraphStoreError, R>
   /** Replaces the whole graph (snapshot restore). */
   readonly replaceAll: (graph: Graph) => Effect.Effect<void, GraphStoreError>
-  /** Makes deleted content unrecoverable from the file (SQLite: secure_delete + VACUUM; JSON: rewrite). */
+  /** Makes deleted content unrecoverable from the file (SQLite: secure_delete + VACUUM; JSON: rewrite; PostgreSQL: VACUUM). */
   readonly scrub: Effect.Effect<void, GraphStoreError>
 }
 
-/** The long-term memory graph. Layers: GraphStoreSqlite (default), GraphStoreJson, GraphStoreMemory. */
+/** The long-term memory graph. Layers: GraphStoreSqlite (default), GraphStoreJson, GraphStorePostgres, GraphStoreMemory. */
 export class GraphStore extends Context.Tag("awhm/GraphStore")<GraphStore, GraphStoreShape>() {}

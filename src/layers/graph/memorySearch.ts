@@ -11,13 +11,13 @@ import type { LexicalQuery, ScoredId, VectorQuery } from "../../services/GraphSt
 const refKey = (sessionId: string, messageIndex: number) => `${sessionId}\u0000${messageIndex}`
 
 /** Whether a node's vector may be compared with a query of this model. */
-export const usableVector = (node: MemoryNode, modelId: string | null): boolean =>
+const usableVector = (node: MemoryNode, modelId: string | null): boolean =>
   node.embedding !== null &&
   node.embedding.length > 0 &&
   (node.embedModel === null || modelId === null || node.embedModel === modelId)
 
 /**
- * Candidate search over a graph held in memory (the JSON and in-memory stores): lexical and vector indexes
+ * Candidate search over a graph held in memory (the JSON, PostgreSQL and in-memory stores): lexical and vector indexes
  * kept in step with the graph by node identity, so a store that hands the same node objects while nothing
  * changed re-indexes only what did.
  */
