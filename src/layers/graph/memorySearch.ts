@@ -1,6 +1,7 @@
 import type { SourceRef } from "../../domain/Message.js"
 import type { Edge, Graph, MemoryNode } from "../../domain/Node.js"
 import { admits } from "../../domain/nodeFilter.js"
+import { p90 } from "../../domain/strength.js"
 import { windowStart } from "../../domain/validity.js"
 import { analyze } from "../../search/IndexAnalyzer.js"
 import { indexedText } from "../../search/indexedText.js"
@@ -90,11 +91,7 @@ export class MemoryGraphSearch {
   }
 
   accessP90(): number {
-    if (this.p90 === null) {
-      const counts = Array.from(this.graph.nodes.values(), (n) => n.accessCount).sort((a, b) => a - b)
-      const n = counts.length
-      this.p90 = n === 0 ? 1 : Math.max(1, counts[Math.min(Math.floor(0.9 * n), n - 1)]!)
-    }
+    if (this.p90 === null) this.p90 = p90(Array.from(this.graph.nodes.values(), (n) => n.accessCount))
     return this.p90
   }
 
