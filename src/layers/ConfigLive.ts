@@ -25,8 +25,11 @@ const envParameters = (env: NodeJS.ProcessEnv): Map<string, string> => {
   return map
 }
 
-/** Every parameter name the configuration reads, found by asking the configuration itself. */
+let known: ReadonlySet<string> | null = null
+
+/** Every parameter name the configuration reads, found by asking the configuration itself (once a process). */
 const knownNames = (): ReadonlySet<string> => {
+  if (known !== null) return known
   const names = new Set<string>()
   const recording = ConfigProvider.fromMap(new Map()).pipe(
     ConfigProvider.mapInputPath((name) => {
@@ -35,6 +38,7 @@ const knownNames = (): ReadonlySet<string> => {
     })
   )
   Effect.runSync(Effect.ignore(Effect.withConfigProvider(awhmConfig, recording)))
+  known = names
   return names
 }
 
