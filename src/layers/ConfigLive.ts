@@ -43,7 +43,7 @@ const knownNames = (): ReadonlySet<string> => {
 }
 
 /** The warning for a config.json key that no parameter has (a typo would otherwise go unnoticed). */
-export const unknownKeyWarning = (file: string, key: string, known: ReadonlySet<string>): string => {
+const unknownKeyWarning = (file: string, key: string, known: ReadonlySet<string>): string => {
   let best: string | null = null
   let bestRatio = 0.6 // difflib's get_close_matches cutoff
   for (const name of known) {
