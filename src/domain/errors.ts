@@ -74,7 +74,7 @@ export const innermostMessage = (e: unknown): string => {
 }
 
 /** Codes that mean there is no room left: the disk, or this user's quota, is full. */
-export const DISK_FULL_CODES: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT", "SQLITE_FULL"])
+const DISK_FULL_CODES: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT", "SQLITE_FULL"])
 
 const DISK_FULL = "the disk is full: "
 

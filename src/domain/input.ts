@@ -76,7 +76,7 @@ export const parseAsOf = (input: string | null | undefined, name = "--as-of"): E
 }
 
 /** Checks a message's text: something to remember, and at most `maxChars` characters (max_message_chars). */
-export const validateContent = (content: string, maxChars: number): Effect.Effect<string, InvalidInput> =>
+const validateContent = (content: string, maxChars: number): Effect.Effect<string, InvalidInput> =>
   content.trim() === ""
     ? Effect.fail(new InvalidInput({ message: "the message is empty: there is nothing to remember" }))
     : content.length > maxChars

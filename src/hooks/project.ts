@@ -4,7 +4,7 @@ import * as path from "node:path"
 // Plain Node: the hook server and the in-process hook resolve a project the same way, from the same inputs.
 
 /** The top of the git work tree holding `dir` (a folder with `.git`, a directory or a worktree's file), or null. */
-export const gitTopLevel = (dir: string): string | null => {
+const gitTopLevel = (dir: string): string | null => {
   for (let d = path.resolve(dir); ; d = path.dirname(d)) {
     if (fs.existsSync(path.join(d, ".git"))) return d
     if (path.dirname(d) === d) return null

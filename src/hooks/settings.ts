@@ -14,7 +14,7 @@ export const settingsBlock = (command: string) => ({
 })
 
 /** Single-quotes a path for the shell Claude Code runs hooks in, when it needs it. */
-export const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`)
+const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`)
 
 /** Like `which awhm`: the absolute path of the awhm on PATH, else plain "awhm". */
 export const defaultCommand = (env: NodeJS.ProcessEnv = process.env): string => {

@@ -50,14 +50,14 @@ export interface MergeOutcome {
 
 const sameHook = (a: Hook, b: Hook) => JSON.stringify(a) === JSON.stringify(b)
 
-/** Drops awhm's hooks for which `drop` holds, and groups and events left empty by that. */
-const without = (hooks: Record<string, ReadonlyArray<Group>>, drop: (event: string, hook: Hook) => boolean) => {
+/** Drops awhm's hooks, and the groups and events left empty by that. */
+const withoutAwhm = (hooks: Record<string, ReadonlyArray<Group>>) => {
   const out: Record<string, ReadonlyArray<Group>> = {}
   const removed = new Set<string>()
   for (const [event, groups] of Object.entries(hooks)) {
     const kept: Array<Group> = []
     for (const g of groups) {
-      const rest = g.hooks.filter((h) => !(awhmHookOf(h.command) !== null && drop(event, h)))
+      const rest = g.hooks.filter((h) => awhmHookOf(h.command) === null)
       if (rest.length < g.hooks.length) removed.add(event)
       if (rest.length > 0 || g.hooks.length === 0) kept.push(rest.length === g.hooks.length ? g : { ...g, hooks: rest })
     }
@@ -108,7 +108,7 @@ export const installHooks = (settings: unknown, entries: ReadonlyArray<AwhmHookE
 /** Takes every awhm hook out of `settings`, and the groups, events and `hooks` key that only held them. */
 export const uninstallHooks = (settings: unknown): MergeOutcome => {
   const before = hooksOf(settings)
-  const { hooks, removed } = without(before, () => true)
+  const { hooks, removed } = withoutAwhm(before)
   if (removed.size === 0) return { settings: settings as Obj, added: [], updated: [], removed: [] }
   const { hooks: _old, ...rest } = settings as Obj
   const next = Object.keys(hooks).length > 0 || Object.keys(before).length === 0 ? { ...rest, hooks } : rest

@@ -25,8 +25,11 @@ const envParameters = (env: NodeJS.ProcessEnv): Map<string, string> => {
   return map
 }
 
-/** Every parameter name the configuration reads, found by asking the configuration itself. */
+let known: ReadonlySet<string> | null = null
+
+/** Every parameter name the configuration reads, found by asking the configuration itself (once a process). */
 const knownNames = (): ReadonlySet<string> => {
+  if (known !== null) return known
   const names = new Set<string>()
   const recording = ConfigProvider.fromMap(new Map()).pipe(
     ConfigProvider.mapInputPath((name) => {
@@ -35,11 +38,12 @@ const knownNames = (): ReadonlySet<string> => {
     })
   )
   Effect.runSync(Effect.ignore(Effect.withConfigProvider(awhmConfig, recording)))
+  known = names
   return names
 }
 
 /** The warning for a config.json key that no parameter has (a typo would otherwise go unnoticed). */
-export const unknownKeyWarning = (file: string, key: string, known: ReadonlySet<string>): string => {
+const unknownKeyWarning = (file: string, key: string, known: ReadonlySet<string>): string => {
   let best: string | null = null
   let bestRatio = 0.6 // difflib's get_close_matches cutoff
   for (const name of known) {

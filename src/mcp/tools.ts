@@ -45,6 +45,12 @@ const QueryResult = Schema.Struct({
 })
 export type QueryResult = typeof QueryResult.Type
 
+/** An optional boolean argument, false unless given. */
+const flag = (description: string) =>
+  Schema.optionalWith(Schema.Boolean.annotations({ jsonSchema: { type: "boolean", default: false, description } }), {
+    default: () => false
+  })
+
 // Defined apart from Tool.make: inline, fields with annotated schemas defeat its parameter inference.
 const queryParameters = {
   query: Schema.String.annotations({ description: "What to look for, in plain words" }),
@@ -55,18 +61,8 @@ const queryParameters = {
     }),
     { default: () => 10 }
   ),
-  include_history: Schema.optionalWith(
-    Schema.Boolean.annotations({
-      jsonSchema: { type: "boolean", default: false, description: "Also return superseded (outdated) memories" }
-    }),
-    { default: () => false }
-  ),
-  with_trace: Schema.optionalWith(
-    Schema.Boolean.annotations({
-      jsonSchema: { type: "boolean", default: false, description: "Include the ranking features of each result" }
-    }),
-    { default: () => false }
-  ),
+  include_history: flag("Also return superseded (outdated) memories"),
+  with_trace: flag("Include the ranking features of each result"),
   as_of: Schema.optionalWith(
     Schema.NullOr(Schema.String).annotations({
       jsonSchema: {

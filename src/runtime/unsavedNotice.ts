@@ -10,7 +10,7 @@ const said = new Set<string>()
 let hooked = false
 
 /** One line for a person: nothing is said twice by one process. */
-export const unsavedLine = (items: ReadonlyArray<string>): string =>
+const unsavedLine = (items: ReadonlyArray<string>): string =>
   `awhm: the disk is full: ${items.join(" and ")} ${items.length === 1 ? "was" : "were"} not saved (the answer is complete); free some space`
 
 /** Prints the line for what is pending and not yet said. */

@@ -41,7 +41,7 @@ const positions = (logs: LiteExport["logs"]) => {
 }
 
 /** The files of the exported dir, relative path → content. */
-export const liteExportFiles = (data: LiteExport): Map<string, string> => {
+const liteExportFiles = (data: LiteExport): Map<string, string> => {
   const files = new Map<string, string>()
   const pos = positions(data.logs)
   const positionOf = (sessionId: string, index: number): number | undefined => {

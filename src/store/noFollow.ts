@@ -9,7 +9,7 @@ const NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0
 export const READ_NOFOLLOW = fs.constants.O_RDONLY | NOFOLLOW
 
 /** Flags to append to a file (created when missing), never through a symbolic link. */
-export const APPEND_NOFOLLOW = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | NOFOLLOW
+const APPEND_NOFOLLOW = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | NOFOLLOW
 
 /** Reads a whole file, refusing a symbolic link (ELOOP). */
 export const readFileNoFollow = (file: string): Buffer => {

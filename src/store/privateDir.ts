@@ -31,7 +31,7 @@ const parentDirProblem = (st: fs.Stats): string | null => {
 }
 
 /** A folder awhm will not use; the message is one line naming it and what is wrong. */
-export class UnsafeFolder extends Error {
+class UnsafeFolder extends Error {
   constructor(dir: string, problem: string) {
     super(`refusing to use ${dir}: ${problem}; awhm's folders must be real directories owned by you and writable only by you`)
   }

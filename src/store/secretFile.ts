@@ -43,6 +43,6 @@ export const readOrCreateSecret = (file: string): string => {
     fs.rmSync(tmp, { force: true })
   }
   const created = readSecret(file)
-  if (created === null) throw new Error(`${file} is not a private file of this user's`)
+  if (created === null) throw new Error(`${file} is not a private file of this user's (chmod 600 it)`)
   return created
 }

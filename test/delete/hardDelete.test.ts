@@ -195,6 +195,26 @@ describe("hardDelete", () => {
     })
   )
 
+  it.scopedLive("a salt others can read is refused before anything is deleted: one error, the memory kept", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir()
+      const paths = dataPaths(dir)
+      const { error, kept } = yield* Effect.gen(function* () {
+        yield* seed(dir, "sqlite")
+        yield* hardDelete("T")
+        fs.chmodSync(paths.salt, 0o644)
+        const error = yield* Effect.flip(hardDelete("P"))
+        const kept = (yield* (yield* GraphStore).load()).nodes.has("P")
+        return { error, kept }
+      }).pipe(Effect.provide(live(dir, "sqlite")))
+      expect(error._tag).toBe("StorageError")
+      expect(error.message).toBe(
+        `could not announce the delete in ${paths.meta}: Error: ${paths.salt} is not a private file of this user's (chmod 600 it)`
+      )
+      expect(kept).toBe(true)
+    })
+  )
+
   it.scopedLive("--keep-siblings keeps the other nodes of the message; the message and its buffer entries still go", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir()

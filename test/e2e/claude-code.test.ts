@@ -1,17 +1,14 @@
 import * as fs from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { dataPaths } from "../../src/store/paths.js"
-import { type CliResult, makeTempDir, runAwhm } from "../support/cli.js"
-import { startHookServer, type TestHookServer, waitFor } from "../support/hookServer.js"
+import { type CliResult, makeTempDir } from "../support/cli.js"
+import { HEADER, runHook, startHookServer, type TestHookServer, waitFor } from "../support/hookServer.js"
 
 // A Claude Code session as Claude Code drives the hooks: the real bin, one process per event, a temp
 // data directory, the payloads Claude Code sends on stdin. Twice: every hook doing its own work, and
 // prompt and stop answered by the hook server (session-end always hands its work to a process of its own).
 
-const HEADER = "Relevant memories from previous sessions (from awhm):"
 const SHOP = "/home/me/shop"
-const SERVED = "awhm hook: answered by the hook server\n"
-const HANDED_OFF = "awhm hook: handed session-end to a detached process\n"
 
 describe.each([
   { mode: "each hook in its own process", server: false },
@@ -28,14 +25,8 @@ describe.each([
   })
 
   /** Runs a hook; through the server, checks that the server answered (and drops that debug line). */
-  const hook = async (event: string, payload: object, env: Record<string, string> = {}, args: ReadonlyArray<string> = []): Promise<CliResult> => {
-    const serverEnv = server ? { AWHM_HOOK_SERVER: "1", AWHM_HOOK_DEBUG: "1" } : {}
-    const r = await runAwhm(["hook", event, ...args], { dataDir: temp.dir, env: { ...env, ...serverEnv }, input: JSON.stringify(payload) })
-    if (!server) return r
-    const said = event === "session-end" ? HANDED_OFF : event === "prompt" || event === "stop" ? SERVED : ""
-    expect(r.stderr.startsWith(said)).toBe(true)
-    return { ...r, stderr: r.stderr.slice(said.length) }
-  }
+  const hook = (event: string, payload: object, env: Record<string, string> = {}, args: ReadonlyArray<string> = []): Promise<CliResult> =>
+    runHook(server, event, payload, { dataDir: temp.dir, env, args })
 
   const prompt = (sessionId: string, text: string, cwd = SHOP, env: Record<string, string> = {}, args: ReadonlyArray<string> = []) =>
     hook("prompt", { session_id: sessionId, transcript_path: "/nonexistent.jsonl", cwd, hook_event_name: "UserPromptSubmit", prompt: text }, env, args)

@@ -3,14 +3,12 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { dataPaths } from "../../src/store/paths.js"
-import { makeTempDir, runAwhm } from "../support/cli.js"
-import { startHookServer, type TestHookServer } from "../support/hookServer.js"
+import { makeTempDir } from "../support/cli.js"
+import { HEADER, runHook, startHookServer, type TestHookServer } from "../support/hookServer.js"
 
 // Which project a hook's messages belong to, through the real bin, run by itself and through the hook
 // server: Claude Code's project directory, else the payload's cwd, raised to the top of its git repository.
 
-const HEADER = "Relevant memories from previous sessions (from awhm):"
-const SERVED = "awhm hook: answered by the hook server\n"
 const FACT = "Our staging database is PostgreSQL 16 on db-stage-2."
 
 describe.each([
@@ -36,10 +34,9 @@ describe.each([
   })
 
   const hook = async (event: string, payload: object, env: Record<string, string> = {}) => {
-    const serverEnv: Record<string, string> = server ? { AWHM_HOOK_SERVER: "1", AWHM_HOOK_DEBUG: "1" } : {}
-    const r = await runAwhm(["hook", event], { dataDir: data, env: { ...env, ...serverEnv }, input: JSON.stringify(payload) })
+    const r = await runHook(server, event, payload, { dataDir: data, env })
     expect(r.code).toBe(0)
-    expect(r.stderr).toBe(server ? SERVED : "")
+    expect(r.stderr).toBe("")
     return r.stdout
   }
   const logged = (sessionId: string) =>

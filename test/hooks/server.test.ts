@@ -5,13 +5,11 @@ import { afterEach, describe, expect, it } from "@effect/vitest"
 import { askHookServer, hookSocketDir } from "../../src/store/hookSocket.js"
 import { dataPaths } from "../../src/store/paths.js"
 import { BIN, makeTempDir, runAwhm } from "../support/cli.js"
-import { hookSockets, startHookServer, waitFor } from "../support/hookServer.js"
+import { HEADER, hookSockets, SERVED, startHookServer, waitFor } from "../support/hookServer.js"
 
 // The hook server (`awhm hook serve`) through the real bin: it answers what the hook would answer on its
 // own, sees what other processes write, and never outlives its welcome.
 
-const HEADER = "Relevant memories from previous sessions (from awhm):"
-const SERVED = "awhm hook: answered by the hook server\n"
 const FACT = "Our staging database is PostgreSQL 16 on db-stage-2."
 
 const cleanups: Array<() => void | Promise<unknown>> = []

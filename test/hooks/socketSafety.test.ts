@@ -4,7 +4,7 @@ import * as path from "node:path"
 import { afterEach, beforeAll, describe, expect, it } from "vitest"
 import { hookSocketDir } from "../../src/store/hookSocket.js"
 import { listFiles, makeTempDir, runAwhm } from "../support/cli.js"
-import { hookSockets, startHookServer } from "../support/hookServer.js"
+import { HEADER, hookSockets, startHookServer } from "../support/hookServer.js"
 import { asOtherUser, makeStickyDir, otherUser } from "../support/otherUser.js"
 
 // The hook socket's fallback folder under the temp dir (`awhm-<uid>/<hash>`, used when the data dir's path
@@ -12,7 +12,6 @@ import { asOtherUser, makeStickyDir, otherUser } from "../support/otherUser.js"
 // server that proves it knows the data dir's token.
 
 const FACT = "Our staging database is PostgreSQL 16 on db-stage-2."
-const HEADER = "Relevant memories from previous sessions (from awhm):"
 
 beforeAll(() => {
   otherUser()

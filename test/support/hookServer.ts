@@ -1,8 +1,35 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { expect } from "@effect/vitest"
 import { hookSocketDir } from "../../src/store/hookSocket.js"
-import { BIN, ROOT, runAwhm } from "./cli.js"
+import { BIN, type CliResult, ROOT, runAwhm } from "./cli.js"
+
+/** The first line of the prompt hook's additionalContext. */
+export const HEADER = "Relevant memories from previous sessions (from awhm):"
+/** What a hook says on stderr with AWHM_HOOK_DEBUG=1 when the hook server answered it. */
+export const SERVED = "awhm hook: answered by the hook server\n"
+/** What the session-end hook says then: its work went to a process of its own. */
+export const HANDED_OFF = "awhm hook: handed session-end to a detached process\n"
+
+/**
+ * Runs `awhm hook EVENT` with `payload` on stdin, on its own or (`server`) with the hook server on; then it
+ * checks that the hook said who answered (prompt and stop: the server; session-end: a detached process)
+ * and leaves that line out of the result.
+ */
+export const runHook = async (
+  server: boolean,
+  event: string,
+  payload: object,
+  options: { readonly dataDir: string; readonly env?: Record<string, string>; readonly args?: ReadonlyArray<string> }
+): Promise<CliResult> => {
+  const env = { ...options.env, ...(server ? { AWHM_HOOK_SERVER: "1", AWHM_HOOK_DEBUG: "1" } : {}) }
+  const r = await runAwhm(["hook", event, ...(options.args ?? [])], { dataDir: options.dataDir, env, input: JSON.stringify(payload) })
+  if (!server) return r
+  const said = event === "session-end" ? HANDED_OFF : event === "prompt" || event === "stop" ? SERVED : ""
+  expect(r.stderr.startsWith(said)).toBe(true)
+  return { ...r, stderr: r.stderr.slice(said.length) }
+}
 
 /** A hook server started by a test, in the foreground (its stderr kept), stopped by the test. */
 export interface TestHookServer {
