@@ -15,7 +15,7 @@ import { makeRetrieverLayer } from "../src/layers/RetrieverLive.js"
 import { SessionBufferMemory } from "../src/layers/SessionBufferMemory.js"
 import { strengthParams } from "../src/domain/strength.js"
 import { DEFAULT_GRAPH_TUNING, DEFAULT_RAW_TUNING, rankQuery, type RankSettings } from "../src/layers/retriever/engine.js"
-import { fetchGraphCandidates, fetchStatements } from "../src/layers/retriever/graphCandidates.js"
+import { fetchGraphCandidates, rankWithStatements } from "../src/layers/retriever/graphCandidates.js"
 import { RawLogView } from "../src/layers/retriever/RawLogView.js"
 import { Embedder } from "../src/services/Embedder.js"
 import { GraphStore } from "../src/services/GraphStore.js"
@@ -119,25 +119,16 @@ const benchSize = async (n: number, label: string, nodes = n / 2, lines = n / 2,
   const ask = (i: number, semantic: boolean) => {
     const query = queries[i % QUERIES]!
     const queryVector = semantic ? vectors[i % QUERIES]! : null
-    const { candidates, statements } = Effect.runSync(fetchGraphCandidates(store, {
+    const fetched = Effect.runSync(fetchGraphCandidates(store, {
       query, queryVector, modelId: MOCK_MODEL_ID, k: 10, filter: { asOf: null, includeHistory: false, now, scope: null },
       excluded: 0, bm25: { k1: settings.bm25K1, b: settings.bm25B }, embedThreshold: settings.embedThreshold,
       neighborExpansion: settings.neighborExpansion
     }))
-    const rank = () => rankQuery(
+    return Effect.runSync(rankWithStatements(store, fetched, rv, () => rankQuery(
       { query, queryVector, k: 10, includeHistory: false, asOf: null, scope: null, exclude: new Set(), trace: false, now },
       settings,
-      { graph: candidates, raw: rv, buffer: [] }
-    )
-    let outcome = rank()
-    while (candidates.missing.size > 0) {
-      Effect.runSync(fetchStatements(store, candidates, statements, (key) => {
-        const doc = rv.docs.get(key)
-        return doc === undefined ? undefined : { sessionId: doc.sessionId, messageIndex: doc.index }
-      }))
-      outcome = rank()
-    }
-    return outcome
+      { graph: fetched.candidates, raw: rv, buffer: [] }
+    )))
   }
   for (let i = 0; i < 20; i++) ask(i, true) // warm up the JIT
   const semantic: Array<Timing> = []

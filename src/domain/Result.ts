@@ -22,6 +22,7 @@ export const SupersededBy = Schema.Struct({
   sourceRefs: Schema.Array(SourceRef),
   nodeId: Schema.optional(Schema.String)
 })
+export type SupersededBy = typeof SupersededBy.Type
 
 /** The newest of several values among the results: when it was said, and the value before it. */
 export const Updated = Schema.Struct({
@@ -29,6 +30,7 @@ export const Updated = Schema.Struct({
   before: Schema.String,
   beforeAt: Schema.String
 })
+export type Updated = typeof Updated.Type
 
 /** Another result says the opposite (a contradiction, not an update): both come back, flagged. */
 export const ConflictsWith = Schema.Struct({
@@ -36,6 +38,7 @@ export const ConflictsWith = Schema.Struct({
   sourceRefs: Schema.Array(SourceRef),
   nodeId: Schema.optional(Schema.String)
 })
+export type ConflictsWith = typeof ConflictsWith.Type
 
 /** One retrieved memory, as the CLI contract prints it. */
 export const RetrievalResult = Schema.Struct({

@@ -3,25 +3,18 @@
 // session), every usable probing question asked, results mapped to BEAM message ids through their
 // provenance, and per ability: the target turn in the top 5 / 10, MRR, the stale-first rate (knowledge
 // updates), both statements in the top 10 (contradictions); the same for a plain BM25 over the raw turns.
-import { Effect, Layer } from "effect"
+import { Effect } from "effect"
 import type { AwhmConfigShape } from "../domain/Config.js"
 import type { RetrievalResult } from "../domain/Result.js"
-import { AwhmLive } from "../layers/Main.js"
-import { makeRetrieverLayer } from "../layers/RetrieverLive.js"
-import { Stage2Mock } from "../layers/Stage2Mock.js"
-import { refKey } from "../layers/retriever/rank.js"
 import type { RetrieverOptions } from "../layers/retriever/service.js"
-import { consolidateSession } from "../programs/consolidate.js"
 import { LexicalIndex } from "../search/LexicalIndex.js"
-import { Embedder, type EmbedderShape } from "../services/Embedder.js"
+import { Embedder } from "../services/Embedder.js"
 import { GraphStore } from "../services/GraphStore.js"
-import { RawLog } from "../services/RawLog.js"
 import { Retriever } from "../services/Retriever.js"
-import { SessionBuffer } from "../services/SessionBuffer.js"
-import { scopedTempDir } from "../store/scopedTempDir.js"
 import { type BeamChat, type BeamQuestion, type BeamTargets, beamChatDirs, loadBeamChat } from "./beamCorpus.js"
 import { corpusName } from "./corpus.js"
 import { latencySummary, mean } from "./metrics.js"
+import { inReplayStore, replaySessions, resultTurns } from "./replayStore.js"
 import type { LatencyMs } from "./report.js"
 
 /** The ranks the metrics look at: the README's top 10 (and 5). */
@@ -161,35 +154,20 @@ interface ChatRun {
 
 const replayChat = (chat: BeamChat, options: BeamEvalOptions) =>
   Effect.gen(function* () {
-    const rawLog = yield* RawLog
-    const buffer = yield* SessionBuffer
     const retriever = yield* Retriever
     const store = yield* GraphStore
-    const beamIds = new Map<string, number>()
-    const started = Date.now()
-    let messages = 0
-    for (const batch of chat.batches) {
-      const sessionId = `beam-${chat.name}/batch_${batch.number}`
+    const sessions = chat.batches.map((batch) => {
       const day = Date.parse(batch.date)
-      for (const [i, m] of batch.messages.entries()) {
-        const entry = yield* rawLog.append({
-          sessionId,
-          role: m.role,
-          content: m.content,
-          timestamp: new Date(day + i * MINUTE_MS).toISOString(),
-          metadata: { beam_id: m.id }
-        })
-        yield* buffer.observe(entry)
-        beamIds.set(refKey(sessionId, entry.index), m.id)
-        messages++
+      return {
+        id: `beam-${chat.name}/batch_${batch.number}`,
+        turns: batch.messages.map((m, i) => ({
+          turn: m.id,
+          message: { role: m.role, content: m.content, timestamp: new Date(day + i * MINUTE_MS).toISOString(), metadata: { beam_id: m.id } }
+        }))
       }
-      yield* consolidateSession(sessionId)
-      yield* buffer.clear(sessionId)
-    }
+    })
     const lexical = options.lexicalOnly === true ? { lexicalOnly: true } : {}
-    // The first query embeds every logged message once; that belongs to ingest, not to query latency.
-    yield* retriever.retrieve("warm up", { k: 1, ...lexical })
-    const ingestSeconds = (Date.now() - started) / 1000
+    const { turns: beamIds, messages, ingestSeconds } = yield* replaySessions(sessions, lexical)
     const graph = yield* store.load({ withEmbeddings: false })
     const entities = new Set([...graph.nodes.values()].filter((n) => n.entityType !== null).map((n) => n.id))
     const retrieved = new Map<string, Array<Array<number>>>()
@@ -202,15 +180,7 @@ const replayChat = (chat: BeamChat, options: BeamEvalOptions) =>
         ...lexical
       })
       latencies.push(performance.now() - t0)
-      // An entity node keeps a ref to every mention but carries none of their content: it stands for no turn.
-      retrieved.set(
-        q.id,
-        found.map((r) =>
-          r.nodeId !== undefined && entities.has(r.nodeId)
-            ? []
-            : [...new Set(r.sourceRefs.flatMap((ref) => beamIds.get(refKey(ref.sessionId, ref.messageIndex)) ?? []))]
-        )
-      )
+      retrieved.set(q.id, resultTurns(found, beamIds, (id) => entities.has(id)))
     }
     const supersessions: Array<Supersession> = []
     for (const n of graph.nodes.values()) {
@@ -244,24 +214,14 @@ export const runBeamEval = Effect.fn("runBeamEval")(function* (dir: string, conf
   const runs: Array<{ chat: BeamChat; run: ChatRun; anchor: Map<string, Array<Array<number>>> }> = []
   for (const [i, chatDir] of dirs.entries()) {
     const chat = yield* loadBeamChat(chatDir)
-    const run = yield* Effect.scoped(
-      Effect.gen(function* () {
-        const dataDir = yield* scopedTempDir("awhm-beam-")
-        const layer = AwhmLive(
-          // Every message of the chat is replayed whole, however long: the replay measures memory, not input limits.
-          { ...config, dataDir, stage2Enabled: false, maxMessageChars: Math.max(config.maxMessageChars, longestMessage(chat)) },
-          {
-            embedder: Layer.succeed(Embedder, embedder satisfies EmbedderShape),
-            // Zero LLM calls: Stage 2 stays off, and would fail loudly if it were ever asked.
-            stage2Client: Stage2Mock(() => {
-              throw new Error("the BEAM replay makes no LLM calls")
-            }),
-            retriever: makeRetrieverLayer({ warn: () => {}, ...options.retriever })
-          }
-        )
-        return yield* replayChat(chat, options).pipe(Effect.provide(layer), Effect.scoped)
-      })
-    )
+    const store = {
+      name: "BEAM",
+      // Every message of the chat is replayed whole, however long: the replay measures memory, not input limits.
+      config: { ...config, maxMessageChars: Math.max(config.maxMessageChars, longestMessage(chat)) },
+      embedder,
+      retriever: options.retriever
+    }
+    const run = yield* inReplayStore(store, replayChat(chat, options))
     runs.push({ chat, run, anchor: anchorRankings(chat) })
     options.onProgress?.(i + 1, dirs.length)
   }

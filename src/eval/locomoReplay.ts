@@ -2,22 +2,15 @@
 // data directory (log, consolidate, end each session), then every question of categories 1-4 is asked;
 // results map to dialogue ids through their provenance (source refs -> the message's metadata.dia_id).
 import * as fs from "node:fs"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import type { AwhmConfigShape } from "../domain/Config.js"
 import { InvalidInput } from "../domain/errors.js"
 import type { RetrievalResult } from "../domain/Result.js"
-import { AwhmLive } from "../layers/Main.js"
-import { scopedTempDir } from "../store/scopedTempDir.js"
-import { makeRetrieverLayer } from "../layers/RetrieverLive.js"
-import { Stage2Mock } from "../layers/Stage2Mock.js"
 import type { RetrieverOptions } from "../layers/retriever/service.js"
-import { Embedder, type EmbedderShape } from "../services/Embedder.js"
+import type { EmbedderShape } from "../services/Embedder.js"
 import { GraphStore } from "../services/GraphStore.js"
-import { RawLog } from "../services/RawLog.js"
 import { Retriever } from "../services/Retriever.js"
-import { SessionBuffer } from "../services/SessionBuffer.js"
-import { consolidateSession } from "../programs/consolidate.js"
-import { refKey } from "../layers/retriever/rank.js"
+import { inReplayStore, replaySessions, resultTurns } from "./replayStore.js"
 
 export interface LocomoTurn {
   readonly diaId: string
@@ -187,33 +180,22 @@ export interface LocomoReplay {
 
 const replayConversation = (conv: LocomoConversation, options: LocomoReplayOptions) =>
   Effect.gen(function* () {
-    const rawLog = yield* RawLog
-    const buffer = yield* SessionBuffer
     const retriever = yield* Retriever
-    const diaIds = new Map<string, string>()
-    const started = Date.now()
-    let messages = 0
-    for (const session of conv.sessions) {
-      for (const turn of session.turns) {
-        const entry = yield* rawLog.append({
-          sessionId: session.id,
-          role: "user",
+    const store = yield* GraphStore
+    const sessions = conv.sessions.map((session) => ({
+      id: session.id,
+      turns: session.turns.map((turn) => ({
+        turn: turn.diaId,
+        message: {
+          role: "user" as const,
           content: turnContent(turn),
           timestamp: session.timestamp,
           metadata: { dia_id: turn.diaId, speaker: turn.speaker }
-        })
-        yield* buffer.observe(entry)
-        diaIds.set(refKey(session.id, entry.index), turn.diaId)
-        messages++
-      }
-      if (options.consolidate !== false) yield* consolidateSession(session.id)
-      yield* buffer.clear(session.id)
-    }
-    const store = yield* GraphStore
+        }
+      }))
+    }))
+    const { turns: diaIds, messages, ingestSeconds } = yield* replaySessions(sessions, options)
     const nodes = (yield* store.counts).nodes
-    // The first query embeds every logged message once; that belongs to ingest, not to query latency.
-    yield* retriever.retrieve("warm up", { k: 1, ...(options.lexicalOnly === true ? { lexicalOnly: true } : {}) })
-    const ingestSeconds = (Date.now() - started) / 1000
     const cases: Array<LocomoCase> = []
     let ids = 0
     let results = 0
@@ -225,18 +207,12 @@ const replayConversation = (conv: LocomoConversation, options: LocomoReplayOptio
         ...(options.lexicalOnly === true ? { lexicalOnly: true } : {})
       })
       const latencyMs = performance.now() - t0
-      // An entity node ("PERSON: Caroline") keeps a ref to every mention but carries none of their content:
-      // it stands for no dialogue turn.
       const entities = new Set(
         (yield* store.getNodes(found.flatMap((r) => (r.nodeId === undefined ? [] : [r.nodeId]))))
           .filter((n) => n.entityType !== null)
           .map((n) => n.id)
       )
-      const retrieved = found.map((r) =>
-        r.nodeId !== undefined && entities.has(r.nodeId)
-          ? []
-          : [...new Set(r.sourceRefs.flatMap((ref) => diaIds.get(refKey(ref.sessionId, ref.messageIndex)) ?? []))]
-      )
+      const retrieved = resultTurns(found, diaIds, (id) => entities.has(id))
       for (const r of retrieved) ids += r.length
       results += retrieved.length
       cases.push({ id: q.id, category: q.category, evidence: q.evidence, retrieved, latencyMs })
@@ -253,22 +229,9 @@ export const replayLocomo = (conversations: ReadonlyArray<LocomoConversation>, o
     let ingestSeconds = 0
     let ids = 0
     let results = 0
+    const store = { name: "LoCoMo", config: options.config, embedder: options.embedder, retriever: options.retriever }
     for (const [i, conv] of conversations.entries()) {
-      const r = yield* Effect.scoped(
-        Effect.gen(function* () {
-          const dir = yield* scopedTempDir("awhm-locomo-")
-          const config: AwhmConfigShape = { ...options.config, dataDir: dir, stage2Enabled: false }
-          const layer = AwhmLive(config, {
-            embedder: Layer.succeed(Embedder, options.embedder),
-            // Zero LLM calls: Stage 2 stays off, and would fail loudly if it were ever asked.
-            stage2Client: Stage2Mock(() => {
-              throw new Error("the LoCoMo replay makes no LLM calls")
-            }),
-            retriever: makeRetrieverLayer({ warn: () => {}, ...options.retriever })
-          })
-          return yield* replayConversation(conv, options).pipe(Effect.provide(layer), Effect.scoped)
-        })
-      )
+      const r = yield* inReplayStore(store, replayConversation(conv, options))
       cases.push(...r.cases)
       messages += r.messages
       nodes += r.nodes

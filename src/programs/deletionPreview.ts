@@ -1,15 +1,12 @@
 import { Effect } from "effect"
 import type { BufferEntryType } from "../domain/BufferEntry.js"
-import { NodeNotFound } from "../domain/errors.js"
 import type { Role } from "../domain/Message.js"
 import { AppConfig } from "../services/AppConfig.js"
-import { GraphStore } from "../services/GraphStore.js"
 import { RawLog } from "../services/RawLog.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
 import { listSnapshotFiles } from "../store/snapshotFile.js"
 import { dataPaths } from "../store/paths.js"
-import { normalizeContent } from "../store/tombstones.js"
-import { deletionSiblings, type DeletionResult, type HardDeleteOptions, makeTarget, messageKey } from "./hardDelete.js"
+import { type DeletionResult, type HardDeleteOptions, planDeletion } from "./hardDelete.js"
 import { nodeBrief, type NodeBrief } from "./neighbourhood.js"
 
 /** What `hardDelete` with the same options would remove, read without changing anything. */
@@ -25,36 +22,22 @@ export interface DeletionPreview {
   readonly snapshots: number
 }
 
-/** The hard-delete cascade of a node, worked out by the same rules as `hardDelete`, for a confirmation. */
+/** The hard-delete cascade of a node, as `hardDelete` plans it, for a confirmation. */
 export const previewDeletion = Effect.fn("previewDeletion")(function* (nodeId: string, options: HardDeleteOptions = {}) {
   const config = yield* AppConfig
   const rawLog = yield* RawLog
   const buffer = yield* SessionBuffer
-  const graph = yield* (yield* GraphStore).load({ withEmbeddings: false })
-  const node = graph.nodes.get(nodeId)
-  if (node === undefined) return yield* new NodeNotFound({ nodeId, message: `node ${nodeId} not found` })
-  const keepSiblings = options.keepSiblings ?? !config.deleteSiblingsOnHardDelete
-  const siblings = deletionSiblings(graph, node, keepSiblings)
-
-  const deletedMessages = new Set(node.sourceRefs.map((r) => messageKey(r.sessionId, r.messageIndex)))
+  const { graph, node, keepSiblings, siblings, bySession, target } = yield* planDeletion(nodeId, options)
   const messages: Array<DeletionPreview["messages"][number]> = []
-  let matchStrategy: DeletionResult["matchStrategy"] = "none"
-  const refSessions = node.sourceRefs.length > 0 ? new Set(node.sourceRefs.map((r) => r.sessionId)) : new Set(node.sourceSessions)
-  const text = normalizeContent(node.content)
-  for (const sessionId of refSessions) {
+  for (const [sessionId, indices] of bySession) {
     for (const e of yield* rawLog.read(sessionId)) {
-      const doomed = node.sourceRefs.length > 0 ? deletedMessages.has(messageKey(sessionId, e.index)) : normalizeContent(e.content) === text
-      if (!doomed) continue
-      deletedMessages.add(messageKey(sessionId, e.index))
-      messages.push({ sessionId, index: e.index, role: e.role, content: e.content })
+      if (indices.has(e.index)) messages.push({ sessionId, index: e.index, role: e.role, content: e.content })
     }
   }
-  if (node.sourceRefs.length > 0) matchStrategy = "source_refs"
-  else if (messages.length > 0) matchStrategy = "exact_content"
+  const matchStrategy: DeletionResult["matchStrategy"] =
+    node.sourceRefs.length > 0 ? "source_refs" : messages.length > 0 ? "exact_content" : "none"
 
-  const target = makeTarget([node, ...siblings], deletedMessages, !keepSiblings)
-  const sessions = new Set(yield* buffer.sessionsWithWal)
-  for (const key of deletedMessages) sessions.add(key.slice(key.indexOf(":") + 1))
+  const sessions = new Set([...(yield* buffer.sessionsWithWal), ...bySession.keys()])
   const bufferEntries: Array<DeletionPreview["bufferEntries"][number]> = []
   for (const sessionId of sessions) {
     for (const e of yield* buffer.entries(sessionId)) {

@@ -183,6 +183,44 @@ export const deletionSiblings = (graph: Graph, node: MemoryNode, keepSiblings: b
   )
 }
 
+/** What a hard delete of a node removes, worked out before anything is touched (the confirmation shows it too). */
+export interface DeletionPlan {
+  readonly graph: Graph
+  readonly node: MemoryNode
+  readonly keepSiblings: boolean
+  readonly siblings: ReadonlyArray<MemoryNode>
+  /** The raw-log messages that go, by session. */
+  readonly bySession: ReadonlyMap<string, ReadonlySet<number>>
+  readonly target: Target
+}
+
+/**
+ * 1. What goes: the node, nodes from the same source message (unless kept), nodes holding the same text.
+ * 2. Raw-log messages: exactly the source messages; without refs, entries whose normalized text equals the node's.
+ */
+export const planDeletion = Effect.fn("planDeletion")(function* (nodeId: string, options: HardDeleteOptions = {}) {
+  const config = yield* AppConfig
+  const rawLog = yield* RawLog
+  const keepSiblings = options.keepSiblings ?? !config.deleteSiblingsOnHardDelete
+  const graph = yield* (yield* GraphStore).load({ withEmbeddings: false })
+  const node = graph.nodes.get(nodeId)
+  if (node === undefined) return yield* new NodeNotFound({ nodeId, message: `node ${nodeId} not found` })
+  const siblings = deletionSiblings(graph, node, keepSiblings)
+  const bySession = new Map<string, Set<number>>()
+  for (const r of node.sourceRefs) bySession.set(r.sessionId, (bySession.get(r.sessionId) ?? new Set()).add(r.messageIndex))
+  if (node.sourceRefs.length === 0) {
+    const text = normalizeContent(node.content)
+    for (const sessionId of node.sourceSessions) {
+      const matches = (yield* rawLog.read(sessionId)).filter((e) => normalizeContent(e.content) === text)
+      if (matches.length > 0) bySession.set(sessionId, new Set(matches.map((e) => e.index)))
+    }
+  }
+  const deletedMessages = new Set<string>()
+  for (const [sessionId, indices] of bySession) for (const i of indices) deletedMessages.add(messageKey(sessionId, i))
+  const target = makeTarget([node, ...siblings], deletedMessages, !keepSiblings)
+  return { graph, node, keepSiblings, siblings, bySession, target } satisfies DeletionPlan
+})
+
 /**
  * The hard-delete cascade (REFERENCE-BEHAVIOUR 4.12, plus: siblings from the same source message, the
  * WAL rewritten at once, a salted-hash tombstone, and no copy of the text left in any file). Files are
@@ -190,32 +228,10 @@ export const deletionSiblings = (graph: Graph, node: MemoryNode, keepSiblings: b
  */
 export const hardDelete = Effect.fn("hardDelete")(function* (nodeId: string, options: HardDeleteOptions = {}) {
   const config = yield* AppConfig
-  const store = yield* GraphStore
-  const rawLog = yield* RawLog
   const paths = dataPaths(config.dataDir)
   const warnings: Array<string> = []
-  const keepSiblings = options.keepSiblings ?? !config.deleteSiblingsOnHardDelete
 
-  // 1. What goes: the node, nodes from the same source message (unless kept), nodes holding the same text.
-  const graph = yield* store.load({ withEmbeddings: false })
-  const node = graph.nodes.get(nodeId)
-  if (node === undefined) return yield* new NodeNotFound({ nodeId, message: `node ${nodeId} not found` })
-  const sourceMessages = new Set(node.sourceRefs.map((r) => messageKey(r.sessionId, r.messageIndex)))
-  const text = normalizeContent(node.content)
-  const siblings = deletionSiblings(graph, node, keepSiblings)
-
-  // 2. Raw-log messages: exactly the source messages; without refs, entries whose normalized text equals the node's.
-  const bySession = new Map<string, Set<number>>()
-  for (const r of node.sourceRefs) bySession.set(r.sessionId, (bySession.get(r.sessionId) ?? new Set()).add(r.messageIndex))
-  if (node.sourceRefs.length === 0) {
-    for (const sessionId of node.sourceSessions) {
-      const matches = (yield* rawLog.read(sessionId)).filter((e) => normalizeContent(e.content) === text)
-      if (matches.length > 0) bySession.set(sessionId, new Set(matches.map((e) => e.index)))
-    }
-  }
-  const deletedMessages = new Set(sourceMessages)
-  for (const [sessionId, indices] of bySession) for (const i of indices) deletedMessages.add(messageKey(sessionId, i))
-  const target = makeTarget([node, ...siblings], deletedMessages, !keepSiblings)
+  const { node, siblings, bySession, target } = yield* planDeletion(nodeId, options)
 
   // 3. Announced before anything is scrubbed, 4. scrubbed everywhere: processes holding memory (MCP servers, library sessions) drop
   // what goes before their next answer or write. Ended (with the index purge) however the scrub ends.

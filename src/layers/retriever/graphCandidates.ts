@@ -1,10 +1,10 @@
 import { Effect } from "effect"
-import type { SourceRef } from "../../domain/Message.js"
 import type { MemoryNode } from "../../domain/Node.js"
 import type { NodeFilter } from "../../domain/nodeFilter.js"
 import type { GraphStoreShape } from "../../services/GraphStore.js"
 import { pool, type GraphCandidates, type Neighbour } from "./engine.js"
 import { refKey } from "./rank.js"
+import type { RawLogView } from "./RawLogView.js"
 
 export interface CandidateRequest {
   readonly query: string
@@ -70,22 +70,41 @@ export const fetchGraphCandidates = (store: GraphStoreShape, req: CandidateReque
   })
 
 /** Fetches the statement nodes of the messages ranking asked about (see GraphCandidates.statementsOf). */
-export const fetchStatements = (
+const fetchStatements = (
   store: GraphStoreShape,
   candidates: GraphCandidates,
   statements: Map<string, Array<MemoryNode>>,
-  refOf: (key: string) => SourceRef | undefined
+  raw: RawLogView
 ) =>
   Effect.gen(function* () {
     const keys = [...candidates.missing]
     candidates.missing.clear()
     for (const key of keys) statements.set(key, [])
     const asked = keys.flatMap((key) => {
-      const ref = refOf(key)
-      return ref === undefined ? [] : [ref]
+      const doc = raw.docs.get(key)
+      return doc === undefined ? [] : [{ sessionId: doc.sessionId, messageIndex: doc.index }]
     })
     if (asked.length === 0) return
     for (const { ref, node } of yield* store.fromMessages(asked)) {
       if (isStatement(node)) statements.get(refKey(ref.sessionId, ref.messageIndex))!.push(node)
     }
+  })
+
+/**
+ * Ranks, then fetches the statements of the raw-log lines ranking asked about and ranks again, until none
+ * is missing (usually one more pass).
+ */
+export const rankWithStatements = <A>(
+  store: GraphStoreShape,
+  fetched: { readonly candidates: GraphCandidates; readonly statements: Map<string, Array<MemoryNode>> },
+  raw: RawLogView,
+  rank: () => A
+) =>
+  Effect.gen(function* () {
+    let outcome = rank()
+    while (fetched.candidates.missing.size > 0) {
+      yield* fetchStatements(store, fetched.candidates, fetched.statements, raw)
+      outcome = rank()
+    }
+    return outcome
   })

@@ -4,7 +4,8 @@
 // Contradictions that are not updates ("I've never used X" beside "I set up X") come back together,
 // flagged, so the agent can ask. No stored state: the candidates and their own words decide.
 import type { SourceRef } from "../../domain/Message.js"
-import { analyze, porterStem } from "../../search/IndexAnalyzer.js"
+import type { ConflictsWith, SupersededBy, Updated } from "../../domain/Result.js"
+import { analyze } from "../../search/IndexAnalyzer.js"
 import { type AttributeMention, attributeMentions } from "../../text/attributes.js"
 import { splitSentences } from "../../text/sentences.js"
 
@@ -19,13 +20,11 @@ export interface Said {
   readonly said?: boolean | undefined
 }
 
+/** The marks a candidate may come back with (the result's fields, domain/Result.ts). */
 export interface Marks {
-  /** A newer statement of the same value exists. */
-  readonly supersededBy?: { readonly at: string; readonly sourceRefs: ReadonlyArray<SourceRef>; readonly nodeId?: string }
-  /** This is the newest of several values: when it was said, and the value before it. */
-  readonly updated?: { readonly at: string; readonly before: string; readonly beforeAt: string }
-  /** Another candidate says the opposite (not an update): both come back, flagged. */
-  readonly conflictsWith?: { readonly at: string | null; readonly sourceRefs: ReadonlyArray<SourceRef>; readonly nodeId?: string }
+  readonly supersededBy?: SupersededBy
+  readonly updated?: Updated
+  readonly conflictsWith?: ConflictsWith
 }
 
 // A question about what used to be, or about the change itself, wants the old value where it ranked.
@@ -40,9 +39,9 @@ const EXPECTED: ReadonlyArray<readonly [RegExp, ReadonlySet<AttributeMention["ki
 ]
 
 /** A candidate's sentence stating a value counts when it covers at least this share of the query's terms. */
-export const MIN_COVERAGE = 0.4
+const MIN_COVERAGE = 0.4
 /** Other statements of the value must cover at least this share of what the best-ranked one covers. */
-export const COVERAGE_RATIO = 0.6
+const COVERAGE_RATIO = 0.6
 /** Only the best candidates are compared (they are what the agent sees, and what it costs to look). */
 export const NEWER_WINS_POOL = 30
 
@@ -54,31 +53,37 @@ interface Stated {
 
 interface AnalyzedSentence {
   readonly text: string
+  /** Its index terms (stemmed, stopwords dropped). */
   readonly terms: ReadonlySet<string>
   /** Read on first use: a sentence sharing no word with the query never needs them. */
   mentions: ReadonlyArray<AttributeMention> | null
 }
 
-const analyzed = new Map<string, ReadonlyArray<AnalyzedSentence>>()
-const ANALYZED_MAX = 4096
+/** A candidate's sentences, each analyzed once per query (values and denials both read them). */
+type SentencesOf = (content: string) => ReadonlyArray<AnalyzedSentence>
 
-/** Sentences of a text with their index terms (cached: lines recur across queries). */
-const sentencesOf = (content: string) => {
-  let out = analyzed.get(content)
-  if (out === undefined) {
-    out = splitSentences(content).map((s): AnalyzedSentence => ({ text: s.text, terms: new Set(analyze(s.text)), mentions: null }))
-    if (analyzed.size >= ANALYZED_MAX) analyzed.clear()
-    analyzed.set(content, out)
+const sentenceCache = (): SentencesOf => {
+  const analyzed = new Map<string, ReadonlyArray<AnalyzedSentence>>()
+  return (content) => {
+    let out = analyzed.get(content)
+    if (out === undefined) {
+      out = splitSentences(content).map((s): AnalyzedSentence => ({ text: s.text, terms: new Set(analyze(s.text)), mentions: null }))
+      analyzed.set(content, out)
+    }
+    return out
   }
-  return out
 }
 
 const mentionsOf = (s: AnalyzedSentence) => (s.mentions ??= attributeMentions(s.text))
 
 /** The candidate's best sentence stating a value of an expected kind whose attribute the query names. */
-const statedValue = (content: string, query: ReadonlySet<string>, kinds: ReadonlySet<string> | null): Stated | null => {
+const statedValue = (
+  sentences: ReadonlyArray<AnalyzedSentence>,
+  query: ReadonlySet<string>,
+  kinds: ReadonlySet<string> | null
+): Stated | null => {
   let best: Stated | null = null
-  for (const s of sentencesOf(content)) {
+  for (const s of sentences) {
     let covered = 0
     for (const t of query) if (s.terms.has(t)) covered++
     // An attribute the query names shares a word with it, and a statement covering none is never compared.
@@ -99,27 +104,23 @@ const statedValue = (content: string, query: ReadonlySet<string>, kinds: Readonl
 const NEVER = /\b(?:i|we)(?:'ve|\s+have|\s+had)?\s+never\s+([^.;:!?\n]+)|\b(?:i|we)\s+(?:have|had)n['’]t\s+ever\s+([^.;:!?\n]+)/gi
 const NEGATED = /\b(?:never|not|no|n['’]t)\b/i
 /** Share of a denial's words another sentence must share to say the opposite. */
-export const CONFLICT_SHARE = 0.6
+const CONFLICT_SHARE = 0.6
 
-const stems = (text: string) => [...new Set(analyze(text).map(porterStem))]
-
-/** The denials ("I've never written integration tests") of a text: their stemmed words. */
+/** The denials ("I've never written integration tests") of a text: their index terms. */
 const denialsOf = (content: string): Array<ReadonlyArray<string>> => {
   const out: Array<ReadonlyArray<string>> = []
   for (const m of content.matchAll(NEVER)) {
-    const words = stems((m[1] ?? m[2] ?? "").split(/\s+/).slice(0, 10).join(" "))
+    const words = [...new Set(analyze((m[1] ?? m[2] ?? "").split(/\s+/).slice(0, 10).join(" ")))]
     if (words.length >= 2) out.push(words)
   }
   return out
 }
 
-/** Whether some sentence of `content` affirms what a denial denies. */
-const affirms = (content: string, denial: ReadonlyArray<string>): boolean =>
-  splitSentences(content).some((s) => {
-    if (NEGATED.test(s.text)) return false
-    const have = new Set(stems(s.text))
-    return denial.filter((w) => have.has(w)).length >= Math.max(2, Math.ceil(CONFLICT_SHARE * denial.length))
-  })
+/** Whether some sentence affirms what a denial denies. */
+const affirms = (sentences: ReadonlyArray<AnalyzedSentence>, denial: ReadonlyArray<string>): boolean =>
+  sentences.some(
+    (s) => !NEGATED.test(s.text) && denial.filter((w) => s.terms.has(w)).length >= Math.max(2, Math.ceil(CONFLICT_SHARE * denial.length))
+  )
 
 const refOf = (x: Said) => ({ sourceRefs: x.sourceRefs, ...(x.nodeId !== undefined ? { nodeId: x.nodeId } : {}) })
 
@@ -139,10 +140,11 @@ export const newerWins = <A extends Said>(
   const n = Math.min(out.length, NEWER_WINS_POOL)
   const terms = new Set(analyze(query))
   if (n < 2 || terms.size === 0) return out
+  const sentencesOf = sentenceCache()
 
   // 1. Updates: the best-ranked user statement of a value the query names sets the slot.
   const kinds = EXPECTED.find(([re]) => re.test(query))?.[1] ?? null
-  const stated = items.slice(0, n).map((c) => (c.said === true && c.at !== undefined ? statedValue(c.content, terms, kinds) : null))
+  const stated = items.slice(0, n).map((c) => (c.said === true && c.at !== undefined ? statedValue(sentencesOf(c.content), terms, kinds) : null))
   const anchorAt = stated.findIndex((s) => s !== null && s.coverage >= MIN_COVERAGE)
   if (anchorAt >= 0) {
     const anchor = stated[anchorAt]!
@@ -176,9 +178,9 @@ export const newerWins = <A extends Said>(
   for (let i = 0; i < Math.min(out.length, NEWER_WINS_POOL); i++) {
     const denier = out[i]!
     if (denier.said !== true || paired.has(denier)) continue
-    const denial = denialsOf(denier.content).find((d) => d.some((w) => terms.has(w) || [...terms].some((t) => porterStem(t) === w)))
+    const denial = denialsOf(denier.content).find((d) => d.some((w) => terms.has(w)))
     if (denial === undefined) continue
-    const j = out.findIndex((x, at) => at !== i && at < NEWER_WINS_POOL && x.said === true && !paired.has(x) && affirms(x.content, denial))
+    const j = out.findIndex((x, at) => at !== i && at < NEWER_WINS_POOL && x.said === true && !paired.has(x) && affirms(sentencesOf(x.content), denial))
     if (j < 0) continue
     const other = out[j]!
     paired.add(denier).add(other)

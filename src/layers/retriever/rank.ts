@@ -83,11 +83,8 @@ export interface Ranked extends RetrievalResult {
  * normalized content[:200] is equal, or when a raw-log line is a source message of a buffer entry or a
  * (non-entity) graph memory. The merged result is the buffer entry, else the graph memory, else the line
  * ("does better" 5: a graph memory is never dropped for a raw-log line), at the best score of the group.
+ * Each keeps what newer-wins needs to know of it (`toResult` drops that).
  */
-export const mergeResults = (items: ReadonlyArray<Ranked>, k: number): Array<RetrievalResult> =>
-  mergeRanked(items, k).map(toResult)
-
-/** mergeResults, keeping what newer-wins needs to know of each result. */
 export const mergeRanked = (items: ReadonlyArray<Ranked>, k: number): Array<Ranked> => {
   const order = items
     .map((r, i) => ({ r, i }))

@@ -15,7 +15,7 @@ import { currentEntries } from "../../search/bufferSearch.js"
 import { deletionStamp } from "../../store/deletionNotices.js"
 import { dataPaths } from "../../store/paths.js"
 import { DEFAULT_GRAPH_TUNING, DEFAULT_RAW_TUNING, rankQuery, type GraphTuning, type RankSettings, type RawTuning } from "./engine.js"
-import { fetchGraphCandidates, fetchStatements } from "./graphCandidates.js"
+import { fetchGraphCandidates, rankWithStatements } from "./graphCandidates.js"
 import { refKey } from "./rank.js"
 import { RawLogView } from "./RawLogView.js"
 import { loadPersisted, loadPersistedVectors, savePersisted, worthSaving, type PersistTarget } from "./persist.js"
@@ -187,7 +187,7 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
         const now = nowIso()
         const scope = opts.scope ?? null
         const exclude = new Set((opts.exclude ?? []).map((r) => refKey(r.sessionId, r.messageIndex)))
-        const { candidates, statements } = yield* fetchGraphCandidates(store, {
+        const fetched = yield* fetchGraphCandidates(store, {
           query,
           queryVector,
           modelId: embedder.enabled ? embedder.modelId : null,
@@ -211,21 +211,14 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
           const visible = new Set(currentEntries(all, config.correctionWindowMessages))
           for (const e of all) if (!visible.has(e)) staleRefs.add(refKey(e.session_id, e.source_msg))
         }
-        const rank = () =>
+        // Ranking names the log lines whose statements it needs; those are fetched and it ranks again.
+        const outcome = yield* rankWithStatements(store, fetched, rawView, () =>
           rankQuery(
             { query, queryVector, k, includeHistory, asOf, scope, exclude, trace, now },
             settings,
-            { graph: candidates, raw: rawOn ? rawView : null, buffer: hits, staleRefs }
+            { graph: fetched.candidates, raw: rawOn ? rawView : null, buffer: hits, staleRefs }
           )
-        let outcome = rank()
-        // Ranking names the log lines whose statements it needs; fetch those and rank again (usually once).
-        while (candidates.missing.size > 0) {
-          yield* fetchStatements(store, candidates, statements, (key) => {
-            const doc = rawView.docs.get(key)
-            return doc === undefined ? undefined : { sessionId: doc.sessionId, messageIndex: doc.index }
-          })
-          outcome = rank()
-        }
+        )
         yield* reinforce(outcome.returnedNodes, now)
         if (persistTarget !== null && (worthSaving(rawView.unsaved) || vectorsChanged)) {
           const failure = savePersisted(persistTarget, rawView, vectorsChanged)
