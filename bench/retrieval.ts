@@ -156,6 +156,8 @@ const benchService = async (graph: Graph, messages: ReadonlyArray<RawLogEntry>, 
       read: (sid) => Effect.succeed(bySession.get(sid) ?? []),
       sessions: Effect.succeed(sessions),
       removeEntries: () => Effect.succeed(0),
+      nextIndex: (sid) => Effect.succeed(bySession.get(sid)?.length ?? 0),
+      copyIn: () => Effect.die("read-only"),
       stats: Effect.succeed({ sessions: sessions.length, messages: messages.length })
     })
   })

@@ -12,7 +12,7 @@ import { dataPaths, decodeSessionId, encodeSessionId } from "../store/paths.js"
 import { ensurePrivateDir } from "../store/privateDir.js"
 import { prepareAppend } from "../domain/input.js"
 import { AppConfig } from "../services/AppConfig.js"
-import { RawLog, type SessionInfo } from "../services/RawLog.js"
+import { RawLog, type SessionCopy, type SessionInfo } from "../services/RawLog.js"
 
 const storageError = storageFailure
 
@@ -157,6 +157,41 @@ export const RawLogLive = Layer.effect(
         )
       })
 
+    const nextIndexOf = (sessionId: string) => Math.max(readLogTail(paths.logFile(sessionId)).nextIndex, readMark(sessionId))
+
+    const nextIndex = (sessionId: string) =>
+      sessionId === "" ? Effect.succeed(0) : Effect.try({ try: () => nextIndexOf(sessionId), catch: storageError("read", paths.logFile(sessionId)) })
+
+    const copyIn = (copy: SessionCopy) =>
+      Effect.gen(function* () {
+        if (copy.sessionId === "") return 0
+        const file = paths.logFile(copy.sessionId)
+        return yield* locked(
+          copy.sessionId,
+          Effect.gen(function* () {
+            const parsed = yield* Effect.try({ try: () => readLogFile(file), catch: storageError("read", file) })
+            yield* warnDamaged(file, parsed.damagedLines)
+            const held = new Set(parsed.entries.map((e) => e.index))
+            const added = copy.entries.filter((e) => !held.has(e.index)).map((e) => new RawLogEntry({ ...e, session_id: copy.sessionId }))
+            const next = Math.max(copy.nextIndex, nextIndexOf(copy.sessionId))
+            yield* Effect.try({
+              try: () => {
+                ensurePrivateDir(paths.logs)
+                if (added.length > 0) {
+                  const all = [...parsed.entries, ...added].sort((a, b) => a.index - b.index)
+                  atomicWriteFileSync(file, all.map(toLine).join(""))
+                  const mtime = new Date(copy.modifiedAtMs)
+                  fs.utimesSync(file, mtime, mtime)
+                }
+                if (next > readLogTail(file).nextIndex) atomicWriteFileSync(markFile(copy.sessionId), String(next))
+              },
+              catch: storageError("copy into", file)
+            })
+            return added.length
+          })
+        )
+      })
+
     const stats = Effect.try({
       try: () => {
         let names: Array<string>
@@ -174,6 +209,6 @@ export const RawLogLive = Layer.effect(
       catch: storageError("count", paths.logs)
     })
 
-    return RawLog.of({ append, read, sessions, removeEntries, stats })
+    return RawLog.of({ append, read, sessions, removeEntries, nextIndex, copyIn, stats })
   })
 )

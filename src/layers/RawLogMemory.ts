@@ -37,6 +37,18 @@ export const RawLogMemory = Layer.sync(RawLog, () => {
         if (log.entries.length !== before) log.mtimeMs = ++tick
         return before - log.entries.length
       }),
+    nextIndex: (sessionId) => Effect.sync(() => logs.get(sessionId)?.next ?? 0),
+    copyIn: (copy) =>
+      Effect.sync(() => {
+        let log = logs.get(copy.sessionId)
+        if (log === undefined) logs.set(copy.sessionId, (log = { entries: [], mtimeMs: 0, next: 0 }))
+        const held = new Set(log.entries.map((e) => e.index))
+        const added = copy.entries.filter((e) => !held.has(e.index)).map((e) => new RawLogEntry({ ...e, session_id: copy.sessionId }))
+        log.entries = [...log.entries, ...added].sort((a, b) => a.index - b.index)
+        log.next = Math.max(log.next, copy.nextIndex, ...log.entries.map((e) => e.index + 1))
+        if (added.length > 0) log.mtimeMs = ++tick
+        return added.length
+      }),
     stats: Effect.sync(() => {
       let messages = 0
       for (const l of logs.values()) messages += l.entries.length

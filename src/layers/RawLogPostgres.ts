@@ -3,8 +3,11 @@ import { CorruptFile, InvalidInput, type StorageError } from "../domain/errors.j
 import { RawLogEntry, type Role } from "../domain/Message.js"
 import { prepareAppend } from "../domain/input.js"
 import { AppConfig } from "../services/AppConfig.js"
-import { RawLog, type AppendInput, type RawLogShape, type SessionInfo } from "../services/RawLog.js"
+import { RawLog, type AppendInput, type RawLogShape, type SessionCopy, type SessionInfo } from "../services/RawLog.js"
 import { PostgresDatabase, type PostgresDatabaseShape } from "./postgres/PostgresDatabase.js"
+
+/** Rows per INSERT of a copy (PostgreSQL caps a statement's parameters; arrays keep it to seven). */
+const COPY_CHUNK = 500
 
 interface MessageRow {
   readonly idx: number
@@ -92,6 +95,37 @@ export const makeRawLogPostgres = (db: PostgresDatabaseShape, options: { readonl
             )
             .pipe(Effect.mapError(fail("remove raw-log entries")))
 
+    const nextIndex = (sessionId: string) =>
+      Effect.map(
+        sql<{ next_index: number }>`SELECT next_index FROM awhm.log_sessions WHERE namespace = ${ns} AND session_id = ${sessionId}`,
+        ([row]) => row?.next_index ?? 0
+      ).pipe(Effect.mapError(fail("read the raw log")))
+
+    const copyIn = (copy: SessionCopy) =>
+      copy.sessionId.includes("\u0000")
+        ? Effect.fail(fail("copy into the raw log")(new Error("the session id contains a NUL character, which PostgreSQL text cannot hold")))
+        : sql
+            .withTransaction(
+              Effect.gen(function* () {
+                let added = 0
+                for (let at = 0; at < copy.entries.length; at += COPY_CHUNK) {
+                  const part = copy.entries.slice(at, at + COPY_CHUNK)
+                  const rows = yield* sql<{ idx: number }>`INSERT INTO awhm.messages (namespace, session_id, idx, timestamp, role, content, metadata)
+                    SELECT ${ns}, ${copy.sessionId}, m.i, m.t, m.r, m.c, m.d
+                    FROM unnest(${part.map((e) => e.index)}::int[], ${part.map((e) => e.timestamp)}::text[], ${part.map((e) => e.role)}::text[],
+                      ${part.map((e) => JSON.stringify(e.content))}::text[], ${part.map((e) => JSON.stringify(e.metadata))}::text[]) AS m(i, t, r, c, d)
+                    ON CONFLICT (namespace, session_id, idx) DO NOTHING RETURNING idx`
+                  added += rows.length
+                }
+                const next = copy.entries.reduce((m, e) => Math.max(m, e.index + 1), copy.nextIndex)
+                yield* sql`INSERT INTO awhm.log_sessions (namespace, session_id, next_index, updated_at)
+                  VALUES (${ns}, ${copy.sessionId}, ${next}, to_timestamp(${copy.modifiedAtMs / 1000}))
+                  ON CONFLICT (namespace, session_id) DO UPDATE SET next_index = greatest(awhm.log_sessions.next_index, excluded.next_index)`
+                return added
+              })
+            )
+            .pipe(Effect.mapError(fail("copy into the raw log")))
+
     const stats = Effect.map(
       sql<{ sessions: number; messages: number }>`SELECT
         (SELECT count(*)::int FROM awhm.log_sessions WHERE namespace = ${ns}) AS sessions,
@@ -99,7 +133,7 @@ export const makeRawLogPostgres = (db: PostgresDatabaseShape, options: { readonl
       ([row]) => ({ sessions: row?.sessions ?? 0, messages: row?.messages ?? 0 })
     ).pipe(Effect.mapError(fail("count the raw log")))
 
-    return RawLog.of({ append, read, sessions, removeEntries, stats } satisfies RawLogShape)
+    return RawLog.of({ append, read, sessions, removeEntries, nextIndex, copyIn, stats } satisfies RawLogShape)
   })
 
 /** The raw log of `storage_backend: postgres`. */

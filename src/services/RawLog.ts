@@ -19,6 +19,15 @@ export interface SessionInfo {
   readonly stamp: string
 }
 
+/** One session of another store, as `RawLog.copyIn` takes it. */
+export interface SessionCopy {
+  readonly sessionId: string
+  readonly entries: ReadonlyArray<RawLogEntry>
+  readonly nextIndex: number
+  /** When the source last changed the session (ms since epoch): keeps the sessions' order. */
+  readonly modifiedAtMs: number
+}
+
 export interface RawLogShape {
   /** Appends one message under the session's lock; the index is the next free one (unique, gap-free). */
   readonly append: (input: AppendInput) => Effect.Effect<RawLogEntry, StorageError | InvalidInput>
@@ -31,6 +40,14 @@ export interface RawLogShape {
     sessionId: string,
     indices: ReadonlySet<number>
   ) => Effect.Effect<number, StorageError | CorruptFile>
+  /** The index the session's next append gets: above every index it ever handed out, removed ones included. */
+  readonly nextIndex: (sessionId: string) => Effect.Effect<number, StorageError>
+  /**
+   * Adds a copy from another store (`awhm migrate`): the entries the session lacks, with their own indices,
+   * and raises its next index to at least `nextIndex`. Entries already there are left as they are. Returns
+   * how many were added.
+   */
+  readonly copyIn: (copy: SessionCopy) => Effect.Effect<number, StorageError | CorruptFile>
   /** Session and message counts without parsing every line (for `status`). */
   readonly stats: Effect.Effect<{ readonly sessions: number; readonly messages: number }, StorageError>
 }

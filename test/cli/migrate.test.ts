@@ -1,3 +1,5 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { runAwhm, scopedTempDir } from "../support/cli.js"
@@ -6,6 +8,72 @@ import { freshNamespace, grantNamespace, openTestDatabase } from "../support/pos
 
 const awhm = (args: ReadonlyArray<string>, dataDir: string, env: Record<string, string> = {}) =>
   Effect.promise(() => runAwhm(args, { dataDir, env }))
+
+describe("awhm migrate --from postgres (the reverse)", () => {
+  it.scopedLive("copies a namespace into a new data dir, a second run adds nothing, and awhm carries on there with the namespace's indices", () =>
+    Effect.gen(function* () {
+      const ns = freshNamespace("team")
+      yield* grantNamespace("awhm_alice", ns, true)
+      const url = testCluster().urls.awhm_alice
+      const pgEnv = { AWHM_STORAGE_BACKEND: "postgres", AWHM_POSTGRES_URL: url, AWHM_WRITE_NAMESPACE: ns }
+      const work = yield* scopedTempDir()
+      for (const text of ["I live in Lisbon", "The staging host is stg2.example.com", "My PIN is 4417"]) {
+        expect((yield* awhm(["log", "--session", "s/1", "--role", "user", text], work, pgEnv)).code).toBe(0)
+      }
+      expect(JSON.parse((yield* awhm(["consolidate", "--json"], work, pgEnv)).stdout)).toMatchObject({ sessions: { "s/1": 4 } })
+      // The last message goes: its index (2) must never be handed out again, in the copy either.
+      const pin = JSON.parse((yield* awhm(["query", "--json", "PIN"], work, pgEnv)).stdout) as { results: Array<{ content: string; nodeId: string }> }
+      expect(pin.results[0]?.content).toBe("My PIN is 4417")
+      expect(JSON.parse((yield* awhm(["delete", "--json", pin.results[0]!.nodeId], work, pgEnv)).stdout)).toMatchObject({ logEntriesRemoved: 1 })
+      const pgStatus = JSON.parse((yield* awhm(["status", "--json"], work, pgEnv)).stdout) as { nodes: number; edges: number }
+
+      const into = path.join(yield* scopedTempDir(), "copy")
+      const args = ["migrate", "--from", "postgres", "--to", into, "--namespace", ns, "--json"]
+      const first = yield* awhm(args, into, { AWHM_POSTGRES_URL: url })
+      expect(first.code).toBe(0)
+      const report = { namespace: ns, nodes: pgStatus.nodes, edges: pgStatus.edges, sessions: 1, messages: 2 }
+      expect(JSON.parse(first.stdout)).toEqual(report)
+      expect(first.stderr).toBe(
+        [
+          `awhm migrate: graph: ${pgStatus.nodes} nodes, ${pgStatus.edges} edges`,
+          "awhm migrate: [1/1] session s/1: 2 messages",
+          "awhm migrate: consolidation progress: 1 sessions",
+          ""
+        ].join("\n")
+      )
+      expect(fs.statSync(into).mode & 0o777).toBe(0o700)
+      const again = yield* awhm(args, into, { AWHM_POSTGRES_URL: url })
+      expect(JSON.parse(again.stdout)).toEqual(report)
+
+      // The data dir now works as the namespace did: same counts, nothing to consolidate, the next index is 3.
+      const local = JSON.parse((yield* awhm(["status", "--json"], into)).stdout) as Record<string, unknown>
+      expect(local).toMatchObject({ nodes: pgStatus.nodes, edges: pgStatus.edges, sessions: 1, logMessages: 2, storageBackend: "sqlite" })
+      expect(JSON.parse((yield* awhm(["consolidate", "--json"], into)).stdout)).toEqual({ newNodes: 0, sessions: {} })
+      expect(JSON.parse((yield* awhm(["log", "--json", "--session", "s/1", "--role", "user", "ok"], into)).stdout)).toMatchObject({ messageIndex: 3 })
+      const found = JSON.parse((yield* awhm(["query", "--json", "staging host"], into)).stdout) as { results: Array<{ content: string }> }
+      expect(found.results[0]?.content).toBe("The staging host is stg2.example.com")
+      expect((yield* awhm(["query", "--json", "PIN 4417"], into)).stdout).not.toContain("4417")
+    })
+  )
+
+  it.scopedLive("both sides postgres, neither, or a --from dir that is not there: one line and exit 2, nothing created", () =>
+    Effect.gen(function* () {
+      const dir = yield* scopedTempDir()
+      const env = { AWHM_POSTGRES_URL: testCluster().urls.awhm_alice }
+      const usage = "awhm: awhm migrate copies between a data dir and PostgreSQL: --from DIR --to postgres, or --from postgres --to DIR\n"
+      for (const [from, to] of [["postgres", "postgres"], [dir, path.join(dir, "b")]]) {
+        const r = yield* awhm(["migrate", "--from", from!, "--to", to!, "--namespace", "user:x"], dir, env)
+        expect([r.code, r.stderr]).toEqual([2, usage])
+      }
+      const missing = path.join(dir, "nothing-here")
+      const r = yield* awhm(["migrate", "--from", missing, "--to", "postgres", "--namespace", "user:x"], dir, env)
+      expect([r.code, r.stderr]).toEqual([2, `awhm: --from ${missing}: no such data dir\n`])
+      const noUrl = yield* awhm(["migrate", "--from", "postgres", "--to", path.join(dir, "c"), "--namespace", "user:x"], dir)
+      expect([noUrl.code, noUrl.stderr]).toEqual([2, "awhm: invalid configuration: awhm migrate --from postgres needs postgres_url (--postgres-url or AWHM_POSTGRES_URL)\n"])
+      expect(fs.readdirSync(dir).sort()).toEqual([])
+    })
+  )
+})
 
 describe("awhm migrate --to postgres", () => {
   it.scopedLive("copies a local data dir into a namespace, a second run adds nothing, and awhm carries on there", () =>

@@ -238,6 +238,8 @@ describe("failures", () => {
           read: () => Effect.fail(new StorageErrorClass({ operation: "read log", path: "/x/s1.jsonl", message: "permission denied" })),
           sessions: Effect.succeed([{ sessionId: "s1", mtimeMs: 1, stamp: "1" }]),
           removeEntries: () => Effect.die("unused"),
+          nextIndex: () => Effect.die("unused"),
+          copyIn: () => Effect.die("unused"),
           stats: Effect.succeed({ sessions: 1, messages: 0 })
         }))
       }

@@ -93,6 +93,29 @@ export const rawLogContract = (name: string, open: OpenRawLog) =>
       })
     )
 
+    it.scopedLive("copyIn adds what a session lacks with its own indices, keeps what it holds, and raises the next index", () =>
+      Effect.gen(function* () {
+        const source = yield* open()
+        for (const text of ["one", "two", "three", "four"]) yield* source.append({ sessionId: "c", role: "user", content: text, timestamp: "2026-03-01" })
+        yield* source.removeEntries("c", new Set([1, 3]))
+        expect(yield* source.nextIndex("c")).toBe(4)
+        expect(yield* source.nextIndex("nobody")).toBe(0)
+
+        const target = yield* open()
+        yield* target.append({ sessionId: "c", role: "assistant", content: "already here", timestamp: "2026-02-01" })
+        const copy = { sessionId: "c", entries: yield* source.read("c"), nextIndex: yield* source.nextIndex("c"), modifiedAtMs: Date.UTC(2026, 2, 1) }
+        expect(yield* target.copyIn(copy)).toBe(1)
+        expect((yield* target.read("c")).map((e) => [e.index, e.role, e.content, e.session_id])).toEqual([
+          [0, "assistant", "already here", "c"],
+          [2, "user", "three", "c"]
+        ])
+        expect(yield* target.copyIn(copy)).toBe(0)
+        expect(yield* target.nextIndex("c")).toBe(4)
+        expect((yield* target.append({ sessionId: "c", role: "user", content: "five" })).index).toBe(4)
+        expect(yield* target.stats).toEqual({ sessions: 1, messages: 3 })
+      })
+    )
+
     it.scopedLive("concurrent appends get unique, gap-free indices", () =>
       Effect.gen(function* () {
         const log = yield* open()

@@ -8,6 +8,8 @@ import { ConfigFromValues } from "../ConfigLive.js"
 import { makeGraphStorePostgres } from "../GraphStorePostgres.js"
 import { openGraphStoreFile } from "../graph/openStore.js"
 import { RawLogLive } from "../RawLogLive.js"
+import { makeRawLogPostgres } from "../RawLogPostgres.js"
+import { copyLog } from "./copyLog.js"
 import type { PostgresDatabaseShape } from "./PostgresDatabase.js"
 
 /** What an import copied (counts of the source; rows already there are left as they are). */
@@ -18,8 +20,6 @@ export interface ImportReport {
   readonly sessions: number
   readonly messages: number
 }
-
-const CHUNK = 500
 
 /**
  * Copies a local data dir (SQLite or JSON graph, raw logs, consolidation progress) into the client's
@@ -37,32 +37,8 @@ export const importDataDir = (db: PostgresDatabaseShape, dataDir: string, onProg
     yield* store.commit({ upsertNodes: Array.from(graph.nodes.values()), addEdges: graph.edges })
     onProgress(`graph: ${graph.nodes.size} nodes, ${graph.edges.length} edges`)
 
-    const log = yield* RawLog.pipe(Effect.provide(RawLogLive.pipe(Layer.provide(ConfigFromValues(dataDir)))))
-    const sessions = yield* log.sessions
-    let messages = 0
-    for (const [i, s] of sessions.entries()) {
-      const entries = yield* log.read(s.sessionId)
-      yield* sql
-        .withTransaction(
-          Effect.gen(function* () {
-            for (let at = 0; at < entries.length; at += CHUNK) {
-              const part = entries.slice(at, at + CHUNK)
-              yield* sql`INSERT INTO awhm.messages (namespace, session_id, idx, timestamp, role, content, metadata)
-                SELECT ${ns}, ${s.sessionId}, m.i, m.t, m.r, m.c, m.d
-                FROM unnest(${part.map((e) => e.index)}::int[], ${part.map((e) => e.timestamp)}::text[], ${part.map((e) => e.role)}::text[],
-                  ${part.map((e) => JSON.stringify(e.content))}::text[], ${part.map((e) => JSON.stringify(e.metadata))}::text[]) AS m(i, t, r, c, d)
-                ON CONFLICT (namespace, session_id, idx) DO NOTHING`
-            }
-            const next = entries.reduce((m, e) => Math.max(m, e.index + 1), 0)
-            yield* sql`INSERT INTO awhm.log_sessions (namespace, session_id, next_index, updated_at)
-              VALUES (${ns}, ${s.sessionId}, ${next}, to_timestamp(${s.mtimeMs / 1000}))
-              ON CONFLICT (namespace, session_id) DO UPDATE SET next_index = greatest(awhm.log_sessions.next_index, excluded.next_index)`
-          })
-        )
-        .pipe(Effect.mapError(fail("import the raw log")))
-      messages += entries.length
-      onProgress(`[${i + 1}/${sessions.length}] session ${s.sessionId}: ${entries.length} messages`)
-    }
+    const local = yield* RawLog.pipe(Effect.provide(RawLogLive.pipe(Layer.provide(ConfigFromValues(dataDir)))))
+    const { sessions, messages } = yield* copyLog(local, yield* makeRawLogPostgres(db), onProgress)
 
     const progress = [...(yield* readProgress(paths.progress, nowIso()))].filter(([, p]) => p.lastMsgIndex !== null)
     if (progress.length > 0) {
@@ -74,5 +50,5 @@ export const importDataDir = (db: PostgresDatabaseShape, dataDir: string, onProg
       )
     }
     onProgress(`consolidation progress: ${progress.length} sessions`)
-    return { namespace: ns, nodes: graph.nodes.size, edges: graph.edges.length, sessions: sessions.length, messages } satisfies ImportReport
+    return { namespace: ns, nodes: graph.nodes.size, edges: graph.edges.length, sessions, messages } satisfies ImportReport
   })
