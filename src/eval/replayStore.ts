@@ -1,5 +1,6 @@
 // What the long-conversation replays (LoCoMo, BEAM) share: a fresh store per conversation with zero LLM
 // calls, the ingest loop of the data sets' protocols, and the mapping of results to the data set's turn ids.
+import * as crypto from "node:crypto"
 import { Effect, Layer } from "effect"
 import type { AwhmConfigShape } from "../domain/Config.js"
 import type { RetrievalResult } from "../domain/Result.js"
@@ -25,13 +26,38 @@ export interface ReplayStore {
   readonly retriever?: RetrieverOptions | undefined
 }
 
+/**
+ * On PostgreSQL, a replay gets a namespace of its own (`<kind of the write namespace>:<data set>-replay-<random>`),
+ * removed when it ends, so a replay never writes into a namespace people use.
+ */
+const scratchNamespace = (config: AwhmConfigShape, name: string) =>
+  Effect.gen(function* () {
+    if (config.storageBackend !== "postgres" || config.postgresUrl === null) return config
+    const kind = (config.writeNamespace ?? config.namespaces[0] ?? "eval:x").split(":")[0]!
+    const writeNamespace = `${kind}:${name.toLowerCase()}-replay-${crypto.randomBytes(6).toString("hex")}`
+    const url = config.postgresUrl
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function* () {
+        const [{ makePostgresDatabase }, { dropNamespace }] = yield* Effect.promise(() =>
+          Promise.all([import("../layers/postgres/PostgresDatabase.js"), import("../layers/postgres/dropNamespace.js")])
+        )
+        yield* dropNamespace(yield* makePostgresDatabase({ url, writeNamespace, readNamespaces: [] }))
+      }).pipe(
+        Effect.scoped,
+        Effect.catchAll((e) => Effect.sync(() => process.stderr.write(`awhm eval: could not remove the replay namespace ${writeNamespace}: ${e.message}\n`)))
+      )
+    )
+    return { ...config, writeNamespace, namespaces: [] }
+  })
+
 /** Runs `body` against live stores in a temporary data dir, removed afterwards. Zero LLM calls. */
 export const inReplayStore = <A, E, R>(store: ReplayStore, body: Effect.Effect<A, E, R>) =>
   Effect.scoped(
     Effect.gen(function* () {
       const dataDir = yield* scopedTempDir(`awhm-${store.name.toLowerCase()}-`)
+      const config = yield* scratchNamespace(store.config, store.name)
       const layer = AwhmLive(
-        { ...store.config, dataDir, stage2Enabled: false },
+        { ...config, dataDir, stage2Enabled: false },
         {
           embedder: Layer.succeed(Embedder, store.embedder),
           // Stage 2 stays off, and would fail loudly if it were ever asked.
