@@ -1,15 +1,19 @@
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { loadNativeCorpus } from "../../src/eval/corpus.js"
 import { loadLongMemEval, parseLongMemEvalDate } from "../../src/eval/longmemeval.js"
+import { makeTempDir } from "../support/cli.js"
 
 const FIXTURE = path.resolve(__dirname, "../fixtures/longmemeval-mini.json")
 
+// One folder for the test files of this module, removed when it is done.
+const temp = makeTempDir("awhm-eval-test-")
+afterAll(temp.cleanup)
+
 const tempFile = (name: string, content: string) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "awhm-eval-test-"))
+  const dir = fs.mkdtempSync(path.join(temp.dir, "case-"))
   const file = path.join(dir, name)
   fs.writeFileSync(file, content)
   return file
@@ -131,7 +135,7 @@ describe("native corpus loader", () => {
 
   it.effect("unreadable, unparsable and malformed files each give one clear error", () =>
     Effect.gen(function* () {
-      const missing = path.join(os.tmpdir(), "awhm-no-such-corpus.json")
+      const missing = path.join(temp.dir, "awhm-no-such-corpus.json")
       expect((yield* Effect.flip(loadNativeCorpus(missing))).message).toBe(`cannot read corpus ${missing}: ENOENT`)
 
       const notJson = tempFile("broken.json", "{\"sessions\": [")

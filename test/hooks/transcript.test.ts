@@ -1,11 +1,15 @@
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
-import { describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import { lastAssistantText } from "../../src/hooks/transcript.js"
+import { makeTempDir } from "../support/cli.js"
+
+// One folder for this module's transcripts, removed when it is done.
+const temp = makeTempDir("awhm-transcript-")
+afterAll(temp.cleanup)
 
 const write = (lines: ReadonlyArray<unknown>): string => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "awhm-transcript-"))
+  const dir = fs.mkdtempSync(path.join(temp.dir, "t-"))
   const file = path.join(dir, "t.jsonl")
   fs.writeFileSync(file, lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n") + "\n")
   return file
