@@ -28,9 +28,10 @@ export interface ReplayStore {
 
 /**
  * On PostgreSQL, a replay gets a namespace of its own (`<kind of the write namespace>:<data set>-replay-<random>`),
- * removed when it ends, so a replay never writes into a namespace people use.
+ * removed when it ends if the replay's stores opened (`opened()`), so a replay never writes into a namespace
+ * people use.
  */
-const scratchNamespace = (config: AwhmConfigShape, name: string) =>
+const scratchNamespace = (config: AwhmConfigShape, name: string, opened: () => boolean) =>
   Effect.gen(function* () {
     if (config.storageBackend !== "postgres" || config.postgresUrl === null) return config
     const kind = (config.writeNamespace ?? config.namespaces[0] ?? "eval:x").split(":")[0]!
@@ -38,6 +39,7 @@ const scratchNamespace = (config: AwhmConfigShape, name: string) =>
     const url = config.postgresUrl
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
+        if (!opened()) return
         const [{ makePostgresDatabase }, { dropNamespace }] = yield* Effect.promise(() =>
           Promise.all([import("../layers/postgres/PostgresDatabase.js"), import("../layers/postgres/dropNamespace.js")])
         )
@@ -55,7 +57,8 @@ export const inReplayStore = <A, E, R>(store: ReplayStore, body: Effect.Effect<A
   Effect.scoped(
     Effect.gen(function* () {
       const dataDir = yield* scopedTempDir(`awhm-${store.name.toLowerCase()}-`)
-      const config = yield* scratchNamespace(store.config, store.name)
+      let opened = false
+      const config = yield* scratchNamespace(store.config, store.name, () => opened)
       const layer = AwhmLive(
         { ...config, dataDir, stage2Enabled: false },
         {
@@ -67,7 +70,7 @@ export const inReplayStore = <A, E, R>(store: ReplayStore, body: Effect.Effect<A
           retriever: makeRetrieverLayer({ warn: () => {}, ...store.retriever })
         }
       )
-      return yield* body.pipe(Effect.provide(layer), Effect.scoped)
+      return yield* Effect.zipRight(Effect.sync(() => (opened = true)), body).pipe(Effect.provide(layer), Effect.scoped)
     })
   )
 
