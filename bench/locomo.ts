@@ -3,10 +3,10 @@
 // Reads ../shared/data/locomo/locomo10.json (beside the repo) in place (AWHM_LOCOMO_FILE overrides; never copied).
 // The real model: AWHM_MODEL_DIR or ./.cache/models/all-MiniLM-L6-v2 (`npm run setup:model`).
 // LOCOMO_CONVERSATIONS=n replays only the first n conversations (a quick look); LOCOMO_ABLATIONS=0 skips
-// the ablations.
+// the ablations. The PostgreSQL row starts a private cluster, as the tests do (Debian's postgresql-15).
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { Effect, Logger, LogLevel } from "effect"
+import { Effect, Logger, LogLevel, Redacted } from "effect"
 import type { AwhmConfigShape } from "../src/domain/Config.js"
 import { loadConfig } from "../src/layers/ConfigLive.js"
 import { EmbedderMock } from "../src/layers/EmbedderMock.js"
@@ -16,6 +16,7 @@ import {
   type LocomoConversation, type LocomoReplayOptions, type RecallFigures
 } from "../src/eval/locomoReplay.js"
 import { Embedder, type EmbedderShape } from "../src/services/Embedder.js"
+import { type PgCluster, startPgCluster } from "../test/support/pgCluster.js"
 
 const LOCOMO = process.env["AWHM_LOCOMO_FILE"] ?? `${process.cwd()}/../shared/data/locomo/locomo10.json`
 const AUDIT = path.join(path.dirname(LOCOMO), "locomo_audit_errors.json")
@@ -125,7 +126,7 @@ export async function run(): Promise<string> {
     const overrides = JSON.parse(process.env["LOCOMO_CONFIG"] ?? "{}") as Record<string, string>
     const base: AwhmConfigShape = yield* loadConfig({ ...overrides, data_dir: "/nonexistent" }, {})
     const rows: Array<Row> = []
-    const runs: Array<{ kind: "mock" | "real"; name: string; opts: Partial<LocomoReplayOptions>; config?: Record<string, unknown> }> = [
+    const runs: Array<{ kind: "mock" | "real"; name: string; opts: Partial<LocomoReplayOptions>; config?: Record<string, unknown>; postgres?: boolean }> = [
       { kind: "mock", name: "mock embedder", opts: {} }
     ]
     if (realAvailable) {
@@ -144,18 +145,24 @@ export async function run(): Promise<string> {
           { kind: "real", name: "real, raw log lexical only (graph semantic)", opts: { retriever: { rawTuning: { lexicalShare: 1 } } } },
           { kind: "real", name: "lexical-only queries (no embeddings at all)", opts: { lexicalOnly: true } },
           { kind: "real", name: "real, no newer wins", opts: { retriever: { newerWins: false } } },
-          { kind: "real", name: "real, assistant lines at full weight", opts: { retriever: { rawTuning: { assistantShare: 1 } } } }
+          { kind: "real", name: "real, assistant lines at full weight", opts: { retriever: { rawTuning: { assistantShare: 1 } } } },
+          { kind: "real", name: "real model on PostgreSQL (a private cluster; each conversation in a scratch namespace)", opts: {}, postgres: true }
         )
       }
     }
     const only = process.env["LOCOMO_RUNS"]?.split(",")
+    let cluster: PgCluster | null = null
     const embedders = new Map<string, EmbedderShape>()
     for (const r of runs.filter((x) => only === undefined || only.some((o) => x.name.includes(o)))) {
       let embedder = embedders.get(r.kind)
       if (embedder === undefined) embedders.set(r.kind, (embedder = yield* getEmbedder(r.kind)))
+      if (r.postgres === true && cluster === null) cluster = yield* Effect.promise(() => startPgCluster())
+      const postgres = r.postgres === true && cluster !== null
+        ? { storageBackend: "postgres" as const, postgresUrl: Redacted.make(cluster.urls.awhm_owner), writeNamespace: "eval:locomo", namespaces: [] }
+        : {}
       rows.push(
         yield* measure(r.name, conversations, {
-          config: { ...base, embedder: r.kind === "mock" ? "mock" : "transformers", ...r.config },
+          config: { ...base, embedder: r.kind === "mock" ? "mock" : "transformers", ...r.config, ...postgres },
           embedder,
           k: 10,
           ...r.opts,
@@ -163,6 +170,7 @@ export async function run(): Promise<string> {
         }, audit)
       )
     }
+    cluster?.stop()
     for (const save of caches) save()
     return { rows, conversations: conversations.length, questions: rows[0]?.figures.questions ?? 0 }
   }).pipe(Logger.withMinimumLogLevel(LogLevel.Warning))
