@@ -23,8 +23,9 @@ describe("the packed package", () => {
   afterAll(() => fs.rmSync(work, { recursive: true, force: true }))
 
   it("installs into an empty directory; its bins and exports work", { timeout: 900_000 }, async () => {
-    await npm(["run", "build"], ROOT)
-    const packed = JSON.parse(await npm(["pack", "--json", "--pack-destination", work], ROOT)) as Array<{ filename: string; files: Array<{ path: string }> }>
+    // The dist/ that `npm test` built: building again here (or through `prepare`) would rewrite dist/chunks
+    // under the feet of the CLI tests running beside this one.
+    const packed = JSON.parse(await npm(["pack", "--json", "--ignore-scripts", "--pack-destination", work], ROOT)) as Array<{ filename: string; files: Array<{ path: string }> }>
     const tarball = path.join(work, packed[0]!.filename)
     const files = packed[0]!.files.map((f) => f.path)
     expect(files).toContain("dist/awhm.mjs")
