@@ -3,6 +3,7 @@ import type { AwhmConfigShape } from "../domain/Config.js"
 import { AppConfig } from "../services/AppConfig.js"
 import type { ConfigurationError, StorageError } from "../domain/errors.js"
 import type { ConsolidationProgress } from "../services/ConsolidationProgress.js"
+import type { DeletionRecords } from "../services/DeletionRecords.js"
 import type { Embedder } from "../services/Embedder.js"
 import type { GraphStore } from "../services/GraphStore.js"
 import type { RawLog } from "../services/RawLog.js"
@@ -10,6 +11,7 @@ import type { Retriever } from "../services/Retriever.js"
 import type { SessionBuffer } from "../services/SessionBuffer.js"
 import type { Stage2Client } from "../services/Stage2Client.js"
 import type { UnusedGraphFile } from "../services/UnusedGraphFile.js"
+import { DeletionRecordsFile } from "./DeletionRecordsFile.js"
 import { EmbedderMock } from "./EmbedderMock.js"
 import { EmbedderNone } from "./EmbedderNone.js"
 import { EmbedderTransformers } from "./EmbedderTransformers.js"
@@ -61,6 +63,10 @@ const rawLogOf = (config: AwhmConfigShape) => (config.storageBackend === "postgr
 const progressOf = (config: AwhmConfigShape): Layer.Layer<ConsolidationProgress, StorageError | ConfigurationError, AppConfig> | Layer.Layer<never> =>
   config.storageBackend === "postgres" ? onPostgres((m) => m.ConsolidationProgressPostgres) : Layer.empty
 
+/** Tombstones and the deletion ledger: the write namespace's tables on PostgreSQL, else the data dir's files. */
+const deletionRecordsOf = (config: AwhmConfigShape) =>
+  config.storageBackend === "postgres" ? onPostgres((m) => m.DeletionRecordsPostgres) : DeletionRecordsFile
+
 /** The configured Stage 2 client (it needs AppConfig). */
 const stage2Of = (config: AwhmConfigShape) => (config.stage2Client === "anthropic" ? Stage2Anthropic : Stage2ClaudeCode)
 
@@ -78,9 +84,19 @@ export const stage2Layer = (config: AwhmConfigShape) => stage2Of(config).pipe(La
 
 export const unusedGraphFileLayer = (config: AwhmConfigShape) => UnusedGraphFileLive.pipe(Layer.provide(configLayer(config)))
 
-/** The stores: raw log, session buffer, graph, progress (and the other backend's graph file, for deletes). */
+/** Where deletes leave their tombstones and ledger records. */
+export const deletionRecordsLayer = (config: AwhmConfigShape) => deletionRecordsOf(config).pipe(Layer.provide(configLayer(config)))
+
+/** The stores: raw log, session buffer, graph, progress, deletion records (and the other backend's graph file, for deletes). */
 export const storesLayer = (config: AwhmConfigShape) =>
-  Layer.mergeAll(rawLogLayer(config), sessionBufferLayer(config), graphStoreLayer(config), progressLayer(config), unusedGraphFileLayer(config))
+  Layer.mergeAll(
+    rawLogLayer(config),
+    sessionBufferLayer(config),
+    graphStoreLayer(config),
+    progressLayer(config),
+    deletionRecordsLayer(config),
+    unusedGraphFileLayer(config)
+  )
 
 /** Everything a query needs. */
 export const retrievalLayer = (config: AwhmConfigShape) => {
@@ -111,13 +127,15 @@ export const AwhmLive = (config: AwhmConfigShape, replace: AwhmLayers = {}) => {
     replace.embedder ?? embedderLayer(config),
     replace.stage2Client ?? stage2Of(config),
     replace.graphStore === undefined ? UnusedGraphFileLive : UnusedGraphFileNone,
-    replace.graphStore === undefined && replace.rawLog === undefined ? progressOf(config) : Layer.empty
+    replace.graphStore === undefined && replace.rawLog === undefined ? progressOf(config) : Layer.empty,
+    // An app's own stores keep their deletion records in the data dir.
+    replace.graphStore === undefined && replace.rawLog === undefined ? deletionRecordsOf(config) : DeletionRecordsFile
   ).pipe(Layer.provideMerge(configLayer(config)))
   return Layer.provideMerge(replace.retriever ?? RetrieverLive, base)
 }
 
 /** Every service an awhm composition provides. */
-export type AwhmServices = RawLog | SessionBuffer | GraphStore | Embedder | Stage2Client | Retriever | UnusedGraphFile | AppConfig
+export type AwhmServices = RawLog | SessionBuffer | GraphStore | Embedder | Stage2Client | Retriever | UnusedGraphFile | DeletionRecords | AppConfig
 
 /** Every live service. */
 export const MainLive = (config: AwhmConfigShape) => AwhmLive(config)

@@ -4,3 +4,4 @@ export { ConsolidationProgressPostgres } from "./ConsolidationProgressPostgres.j
 export { GraphStorePostgres } from "./GraphStorePostgres.js"
 export { PostgresDatabaseLive } from "./postgres/PostgresDatabase.js"
 export { RawLogPostgres } from "./RawLogPostgres.js"
+export { DeletionRecordsPostgres } from "./DeletionRecordsPostgres.js"

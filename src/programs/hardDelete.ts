@@ -5,18 +5,13 @@ import { NodeNotFound, StorageError } from "../domain/errors.js"
 import type { Graph, MemoryNode } from "../domain/Node.js"
 import { listSnapshotFiles, scrubSnapshotFileSync, type SnapshotWalEntry } from "../store/snapshotFile.js"
 import { removeStaleTempFiles } from "../store/tempFiles.js"
-import {
-  appendDeletionRecords,
-  contentHash,
-  newRecordId,
-  normalizeContent,
-  tombstoneSalt
-} from "../store/tombstones.js"
+import { newRecordId, normalizeContent } from "../store/tombstones.js"
 import { shutdownHookServers } from "../store/hookSocket.js"
 import { dataPaths, type DataPaths } from "../store/paths.js"
 import { beginDeletion } from "../store/deletionNotices.js"
 import { purgeRetrievalIndex } from "../store/indexFiles.js"
 import { AppConfig } from "../services/AppConfig.js"
+import { DeletionRecords } from "../services/DeletionRecords.js"
 import { GraphStore } from "../services/GraphStore.js"
 import { RawLog } from "../services/RawLog.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
@@ -263,40 +258,31 @@ export const hardDelete = Effect.fn("hardDelete")(function* (nodeId: string, opt
   const tombstoneId = newRecordId()
   const ledgerRecordId = newRecordId()
   const affectedSessions = Array.from(affected).sort()
-  yield* Effect.try({
-    try: () =>
-      appendDeletionRecords(paths, [
-        [
-          paths.tombstones,
-          {
-            tombstone_id: tombstoneId,
-            timestamp,
-            node_id: nodeId,
-            content_hash: contentHash(tombstoneSalt(paths), node.content),
-            affected_sessions: affectedSessions,
-            match_strategy: matchStrategy,
-            siblings_removed: siblingsRemoved
-          }
-        ],
-        [
-          paths.ledger,
-          {
-            record_id: ledgerRecordId,
-            timestamp,
-            node_id: nodeId,
-            node_deleted: nodeDeleted,
-            edges_removed: edgesRemoved,
-            log_entries_removed: logEntriesRemoved,
-            buffer_entries_removed: bufferEntriesRemoved,
-            snapshots_touched: snapshotsTouched,
-            tombstone_id: tombstoneId,
-            siblings_removed: siblingsRemoved
-          }
-        ]
-      ]),
-    catch: (e) =>
-      new StorageError({ operation: "write", path: paths.meta, message: `could not write the deletion records in ${paths.meta}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` })
-  })
+  const records = yield* DeletionRecords
+  const content_hash = yield* records.contentHash(node.content)
+  yield* records.append(
+    {
+      tombstone_id: tombstoneId,
+      timestamp,
+      node_id: nodeId,
+      content_hash,
+      affected_sessions: affectedSessions,
+      match_strategy: matchStrategy,
+      siblings_removed: siblingsRemoved
+    },
+    {
+      record_id: ledgerRecordId,
+      timestamp,
+      node_id: nodeId,
+      node_deleted: nodeDeleted,
+      edges_removed: edgesRemoved,
+      log_entries_removed: logEntriesRemoved,
+      buffer_entries_removed: bufferEntriesRemoved,
+      snapshots_touched: snapshotsTouched,
+      tombstone_id: tombstoneId,
+      siblings_removed: siblingsRemoved
+    }
+  )
 
   const result: DeletionResult = {
     nodeDeleted,

@@ -10,6 +10,7 @@ import type { Retriever } from "../services/Retriever.js"
 import type { SessionBuffer } from "../services/SessionBuffer.js"
 import type { Stage2Client } from "../services/Stage2Client.js"
 import type { UnusedGraphFile } from "../services/UnusedGraphFile.js"
+import type { DeletionRecords } from "../services/DeletionRecords.js"
 
 /** What a viewer request may use: the services `awhm` commands are built from. */
 export type UiServices = AppConfig | GraphStore | Embedder | Retriever | RawLog | SessionBuffer | Stage2Client
@@ -45,7 +46,7 @@ export const makeUiStores = (config: AwhmConfigShape) =>
      * Runs a program that scrubs or replaces the stores' files (delete, restore) the way its command
      * does, with nothing of this process holding the graph or logged text meanwhile.
      */
-    const exclusive = <A, E>(program: Effect.Effect<A, E, AppConfig | GraphStore | RawLog | SessionBuffer | UnusedGraphFile>) =>
+    const exclusive = <A, E>(program: Effect.Effect<A, E, AppConfig | GraphStore | RawLog | SessionBuffer | UnusedGraphFile | DeletionRecords>) =>
       lock.withPermits(1)(
         Effect.zipRight(
           recall.release,

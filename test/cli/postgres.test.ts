@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto"
 import * as fs from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -42,6 +43,19 @@ describe("awhm on storage_backend postgres (the built bin)", () => {
         (SELECT count(*)::int FROM awhm.messages WHERE content LIKE '%stg2%') AS messages`
       expect(left).toEqual({ nodes: 0, sources: 0, messages: 0 })
       expect(JSON.parse((yield* awhm(["status", "--json"], dir, env)).stdout)).toMatchObject({ nodes: 2, logMessages: 1 })
+
+      // The tombstone and the ledger record are the namespace's, hashed with its own salt; none is left locally.
+      const result = JSON.parse(deleted.stdout) as { tombstoneId: string; ledgerRecordId: string }
+      const tombstones = yield* db.sql<{ record: string }>`SELECT record FROM awhm.tombstones WHERE tombstone_id = ${result.tombstoneId}`
+      const ledger = yield* db.sql<{ record: string }>`SELECT record FROM awhm.deletion_ledger WHERE record_id = ${result.ledgerRecordId}`
+      const tombstone = JSON.parse(tombstones[0]!.record) as Record<string, unknown>
+      expect(tombstone).toMatchObject({ node_id: query.results[0]!.nodeId, affected_sessions: ["s1"], match_strategy: "source_refs" })
+      const [salt] = yield* db.sql<{ value: string }>`SELECT value FROM awhm.namespace_meta WHERE key = 'tombstone_salt'`
+      const hash = createHmac("sha256", salt!.value).update("the staging host is stg2.example.com").digest("hex")
+      expect(tombstone["content_hash"]).toBe(`hmac-sha256:${hash}`)
+      expect(JSON.parse(ledger[0]!.record)).toMatchObject({ tombstone_id: result.tombstoneId, node_deleted: true, log_entries_removed: 1 })
+      expect([tombstones[0]!.record + ledger[0]!.record].join("")).not.toContain("stg2")
+      expect([fs.existsSync(dataPaths(dir).tombstones), fs.existsSync(dataPaths(dir).ledger), fs.existsSync(dataPaths(dir).salt)]).toEqual([false, false, false])
     })
   )
 

@@ -19,6 +19,7 @@ import { GraphStore } from "../../src/services/GraphStore.js"
 import { RawLog } from "../../src/services/RawLog.js"
 import { SessionBuffer } from "../../src/services/SessionBuffer.js"
 import { UnusedGraphFileLive } from "../../src/layers/graph/UnusedGraphFileLive.js"
+import { DeletionRecordsFile } from "../../src/layers/DeletionRecordsFile.js"
 import { listFiles } from "../support/cli.js"
 import { tempDir } from "../support/graphFixtures.js"
 
@@ -26,7 +27,7 @@ const SECRET = "alpha-123-secret"
 const at = "2026-03-01T10:00:00.000Z"
 
 const live = (dir: string, backend: "sqlite" | "json") =>
-  Layer.mergeAll(RawLogLive, SessionBufferLive, backend === "sqlite" ? GraphStoreSqlite : GraphStoreJson, UnusedGraphFileLive).pipe(
+  Layer.mergeAll(RawLogLive, SessionBufferLive, backend === "sqlite" ? GraphStoreSqlite : GraphStoreJson, UnusedGraphFileLive, DeletionRecordsFile).pipe(
     Layer.provideMerge(ConfigFromValues(dir, { storage_backend: backend }))
   )
 

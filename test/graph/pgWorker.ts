@@ -15,6 +15,7 @@ import { RawLogPostgres } from "../../src/layers/RawLogPostgres.js"
 import { SessionBufferLive } from "../../src/layers/SessionBufferLive.js"
 import { Stage2Mock } from "../../src/layers/Stage2Mock.js"
 import { UnusedGraphFileLive } from "../../src/layers/graph/UnusedGraphFileLive.js"
+import { DeletionRecordsPostgres } from "../../src/layers/DeletionRecordsPostgres.js"
 import { consolidateSession } from "../../src/programs/consolidate.js"
 import { hardDelete } from "../../src/programs/hardDelete.js"
 import { AppConfig } from "../../src/services/AppConfig.js"
@@ -66,7 +67,7 @@ const main = Effect.gen(function* () {
   )
   // No NER: the slots under test come from the statement rules, and NER would only add CPU time.
   const configLayer = Layer.succeed(AppConfig, { ...config, nerLabels: [] })
-  const stores = Layer.mergeAll(RawLogPostgres, GraphStorePostgres, ConsolidationProgressPostgres, SessionBufferLive, UnusedGraphFileLive).pipe(
+  const stores = Layer.mergeAll(RawLogPostgres, GraphStorePostgres, ConsolidationProgressPostgres, DeletionRecordsPostgres, SessionBufferLive, UnusedGraphFileLive).pipe(
     Layer.provide(PostgresDatabaseLive),
     Layer.provideMerge(configLayer)
   )

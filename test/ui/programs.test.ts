@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { type Edge, makeNode, type MemoryNode } from "../../src/domain/Node.js"
 import { ConfigFromValues } from "../../src/layers/ConfigLive.js"
 import { UnusedGraphFileLive } from "../../src/layers/graph/UnusedGraphFileLive.js"
+import { DeletionRecordsFile } from "../../src/layers/DeletionRecordsFile.js"
 import { GraphStoreSqlite } from "../../src/layers/GraphStoreSqlite.js"
 import { RawLogLive } from "../../src/layers/RawLogLive.js"
 import { SessionBufferLive } from "../../src/layers/SessionBufferLive.js"
@@ -18,7 +19,7 @@ import { tempDir } from "../support/graphFixtures.js"
 
 const at = "2026-03-01T10:00:00.000Z"
 const live = (dir: string) =>
-  Layer.mergeAll(RawLogLive, SessionBufferLive, GraphStoreSqlite, UnusedGraphFileLive).pipe(Layer.provideMerge(ConfigFromValues(dir, {})))
+  Layer.mergeAll(RawLogLive, SessionBufferLive, GraphStoreSqlite, UnusedGraphFileLive, DeletionRecordsFile).pipe(Layer.provideMerge(ConfigFromValues(dir, {})))
 const node = (id: string, content: string, sessionId: string, index: number, extra: Partial<MemoryNode> = {}) =>
   makeNode({ id, type: "semantic", content, createdAt: at, sourceSessions: [sessionId], sourceRefs: [{ sessionId, messageIndex: index }], ...extra })
 const edge = (source: string, target: string, type: Edge["type"], weight: number): Edge => ({ source, target, type, weight, createdAt: at })

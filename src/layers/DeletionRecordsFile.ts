@@ -1,0 +1,25 @@
+import { Effect, Layer } from "effect"
+import { StorageError } from "../domain/errors.js"
+import { AppConfig } from "../services/AppConfig.js"
+import { DeletionRecords } from "../services/DeletionRecords.js"
+import { dataPaths } from "../store/paths.js"
+import { appendDeletionRecords, contentHash, tombstoneSalt } from "../store/tombstones.js"
+
+const failure = (what: string, where: string) => (e: unknown) =>
+  new StorageError({ operation: "write", path: where, message: `could not ${what} in ${where}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` })
+
+/** Tombstones and ledger as JSON lines in `<data-dir>/meta/`, hashed with the data dir's salt. */
+export const DeletionRecordsFile = Layer.effect(
+  DeletionRecords,
+  Effect.map(AppConfig, (config) => {
+    const paths = dataPaths(config.dataDir)
+    return DeletionRecords.of({
+      contentHash: (content) => Effect.try({ try: () => contentHash(tombstoneSalt(paths), content), catch: failure("read the tombstone salt", paths.meta) }),
+      append: (tombstone, ledger) =>
+        Effect.try({
+          try: () => appendDeletionRecords(paths, [[paths.tombstones, { ...tombstone }], [paths.ledger, { ...ledger }]]),
+          catch: failure("write the deletion records", paths.meta)
+        })
+    })
+  })
+)

@@ -1,0 +1,42 @@
+import { randomBytes } from "node:crypto"
+import { Effect, Layer } from "effect"
+import { DeletionRecords } from "../services/DeletionRecords.js"
+import { contentHash } from "../store/tombstones.js"
+import { PostgresDatabase, type PostgresDatabaseShape } from "./postgres/PostgresDatabase.js"
+
+const SALT_KEY = "tombstone_salt"
+
+/**
+ * Tombstones and ledger in the write namespace's tables, hashed with a salt of the namespace's own
+ * (`awhm.namespace_meta`, made once by the first delete), so every machine of a team hashes alike.
+ */
+export const makeDeletionRecordsPostgres = (db: PostgresDatabaseShape) =>
+  Effect.sync(() => {
+    const { sql, writeNamespace: ns, fail } = db
+    const salt = Effect.gen(function* () {
+      yield* sql`INSERT INTO awhm.namespace_meta (namespace, key, value) VALUES (${ns}, ${SALT_KEY}, ${randomBytes(32).toString("hex")})
+        ON CONFLICT (namespace, key) DO NOTHING`
+      const [row] = yield* sql<{ value: string }>`SELECT value FROM awhm.namespace_meta WHERE namespace = ${ns} AND key = ${SALT_KEY}`
+      return row!.value
+    }).pipe(Effect.mapError(fail("read the tombstone salt")))
+    return DeletionRecords.of({
+      contentHash: (content) => Effect.map(salt, (s) => contentHash(s, content)),
+      append: (tombstone, ledger) =>
+        sql
+          .withTransaction(
+            Effect.gen(function* () {
+              yield* sql`INSERT INTO awhm.tombstones (namespace, tombstone_id, timestamp, record)
+                VALUES (${ns}, ${tombstone.tombstone_id}, ${tombstone.timestamp}, ${JSON.stringify(tombstone)})`
+              yield* sql`INSERT INTO awhm.deletion_ledger (namespace, record_id, timestamp, record)
+                VALUES (${ns}, ${ledger.record_id}, ${ledger.timestamp}, ${JSON.stringify(ledger)})`
+            })
+          )
+          .pipe(Effect.mapError(fail("write the deletion records")))
+    })
+  })
+
+/** The deletion records of `storage_backend: postgres`. */
+export const DeletionRecordsPostgres: Layer.Layer<DeletionRecords, never, PostgresDatabase> = Layer.effect(
+  DeletionRecords,
+  Effect.flatMap(PostgresDatabase, makeDeletionRecordsPostgres)
+)
