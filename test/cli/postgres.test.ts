@@ -55,7 +55,7 @@ describe("awhm on storage_backend postgres (the built bin)", () => {
       expect(tombstone["content_hash"]).toBe(`hmac-sha256:${hash}`)
       expect(JSON.parse(ledger[0]!.record)).toMatchObject({ tombstone_id: result.tombstoneId, node_deleted: true, log_entries_removed: 1 })
       expect([tombstones[0]!.record + ledger[0]!.record].join("")).not.toContain("stg2")
-      expect([fs.existsSync(dataPaths(dir).tombstones), fs.existsSync(dataPaths(dir).ledger), fs.existsSync(dataPaths(dir).salt)]).toEqual([false, false, false])
+      expect([fs.existsSync(dataPaths(dir).tombstones), fs.existsSync(dataPaths(dir).ledger)]).toEqual([false, false])
     })
   )
 
