@@ -499,6 +499,39 @@ describe("scores: one scale for every source", () => {
     }).pipe(Effect.provide(world({ graph: graphOf([node("g1", "The deploy script location is tools/deploy.sh")]) })))
   )
 
+  it.effect("the turn next to a line with a query word is evidence (the answer to a matching question); its session alone is not", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "what is your favorite dish from the show?"],
+        ["user", "coconut milk ice cream, smooth and creamy"],
+        ["user", "the weather was lovely at the seaside"]
+      ])
+      const results = yield* retrieve("favorite dish from the show", { trace: true })
+      // The answer has no query word and cos 0.2 (under the 0.3 threshold), but it follows the matching
+      // question: kept. The last line (cos 0.2, next only to the answer) is in the session and no more: left out.
+      expect(results.map((r) => r.content)).toEqual([
+        "what is your favorite dish from the show?",
+        "coconut milk ice cream, smooth and creamy"
+      ])
+      // Own scores h: question 0.4·1 + 0.6·0.8 = 0.88, answer 0.6·0.2 = 0.12; session 0.7·(0.88 + 0.12 + 0.12)/3.
+      // Answer: (0.12 + 0.4·0.88 + 0.26133) / (0.88 + 0.4·0.12 + 0.26133) of raw_log_score_scale 0.75.
+      expect(results[0]!.score).toBeCloseTo(0.75, 6)
+      expect(results[1]!.trace!.association).toBeCloseTo(0.613333, 5)
+      expect(results[1]!.score).toBeCloseTo(0.462444, 5)
+    }).pipe(
+      Effect.provide(
+        world({
+          embedder: fixedEmbedder({
+            "favorite dish from the show": [1, 0],
+            "what is your favorite dish from the show?": [0.8, 0.6],
+            "coconut milk ice cream, smooth and creamy": [0.2, Math.sqrt(1 - 0.04)],
+            "the weather was lovely at the seaside": [0.2, -Math.sqrt(1 - 0.04)]
+          })
+        })
+      )
+    )
+  )
+
   it.effect("a raw-log line with no query word and a semantic similarity under embed_threshold is left out", () =>
     Effect.gen(function* () {
       yield* logAll("s1", [

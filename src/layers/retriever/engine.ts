@@ -417,14 +417,18 @@ const rankRawLog = (
     sessionScore.set(sid, sum / RAW_SESSION_TOP)
   }
   const neighbour = (key: string | null) => (key !== null && candidates.has(key) ? score(key).h : 0)
+  const hasQueryWord = (key: string | null) => key !== null && candidates.has(key) && score(key).lex > 0
   const scored: Array<{ doc: RawDoc; total: number; s: { lex: number; sim: number }; context: number }> = []
   let top = 0
   for (const key of candidates) {
     const doc = raw.docs.get(key)!
     const s = score(key)
-    // Context only lifts a message that matches on its own: a query word, or a semantic similarity at least
-    // as high as a graph memory needs to be an anchor. A line with neither is no evidence, whatever its session.
-    if (s.h <= 0 || (s.lex <= 0 && s.sim < settings.embedThreshold)) continue
+    // Context only lifts a message that is evidence: it has a query word, or a semantic similarity at least
+    // as high as a graph memory needs to be an anchor, or it is the turn next to one with a query word (the
+    // answer to a question that matches, or the question a matching answer replies to). Its session alone
+    // makes no line evidence.
+    const evidence = s.lex > 0 || s.sim >= settings.embedThreshold || hasQueryWord(doc.prev) || hasQueryWord(doc.next)
+    if (s.h <= 0 || !evidence) continue
     const context =
       tuning.neighbourWeight * Math.max(neighbour(doc.prev), neighbour(doc.next)) +
       tuning.sessionWeight * sessionScore.get(doc.sessionId)!
