@@ -9,18 +9,10 @@ import { applyChanges, copyGraph, edgeKey, isEmptyChange } from "./graph/applyCh
 import { MemoryGraphSearch } from "./graph/memorySearch.js"
 import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
 import { PostgresDatabase, type PostgresDatabaseShape } from "./postgres/PostgresDatabase.js"
-import { chunks, sourceRows, vectorBytes } from "./graph/rows.js"
+import { asStored, chunks, rowVector, sourceRows, vectorBytes } from "./graph/rows.js"
 
 /** The tables a hard delete removes rows from: VACUUM turns their dead tuples into free space. */
 const TOUCHED_BY_DELETE = ["nodes", "node_sources", "edges", "graph_deletions", "messages", "log_sessions"] as const
-
-// pg hands each bytea back in a Buffer that may sit at any offset of a shared pool: copy it.
-const fromBytes = (b: unknown): Float32Array | null => {
-  if (!(b instanceof Uint8Array) || b.byteLength % 4 !== 0) return null
-  const copy = new Uint8Array(b.byteLength)
-  copy.set(b)
-  return new Float32Array(copy.buffer)
-}
 
 /** The last of each key wins, at the place of its first occurrence (one statement may not touch a row twice). */
 const lastByKey = <A>(items: ReadonlyArray<A>, key: (a: A) => string): Array<A> => {
@@ -34,6 +26,7 @@ interface NodeRow {
   readonly id: string
   readonly data: string
   readonly embedding?: unknown
+  readonly embed_dim?: unknown
 }
 
 interface CacheState {
@@ -189,7 +182,7 @@ export const makeGraphStorePostgres = (
             // The same id in the write namespace and another (a migrated copy): the write namespace's wins.
             if (row.namespace !== ns && from.get(row.id) === ns) continue
             from.set(row.id, row.namespace)
-            const decoded = decodeNode(JSON.parse(row.data), withEmbeddings ? fromBytes(row.embedding) : null)
+            const decoded = decodeNode(JSON.parse(row.data), withEmbeddings ? rowVector(row.embedding, row.embed_dim) : null)
             if (Either.isLeft(decoded)) throw new CorruptFile({ path: where, message: `node ${row.id} in ${where} is damaged: ${decoded.left}` })
             nodes.set(row.id, decoded.right)
             namespaceOf.set(row.id, row.namespace)
@@ -202,7 +195,7 @@ export const makeGraphStorePostgres = (
     const readAll = (withEmbeddings: boolean) =>
       Effect.gen(function* () {
         const rows = withEmbeddings
-          ? yield* sql<NodeRow>`SELECT namespace, id, data, embedding FROM awhm.nodes
+          ? yield* sql<NodeRow>`SELECT namespace, id, data, embedding, embed_dim FROM awhm.nodes
               WHERE namespace = ANY (${readNamespaces}) ORDER BY seq`
           : yield* sql<NodeRow>`SELECT namespace, id, data FROM awhm.nodes WHERE namespace = ANY (${readNamespaces}) ORDER BY seq`
         const nodes = yield* decodeRows(rows, withEmbeddings)
@@ -233,7 +226,7 @@ export const makeGraphStorePostgres = (
         const deleted = yield* sql<{ namespace: string; node_id: string }>`SELECT d.namespace, d.node_id FROM awhm.graph_deletions d
           JOIN unnest(${names}::text[], ${seenAt}::bigint[]) AS c(ns, v) ON d.namespace = c.ns AND d.version > c.v`
         const rows = state.withEmbeddings
-          ? yield* sql<NodeRow>`SELECT n.namespace, n.id, n.data, n.embedding FROM awhm.nodes n
+          ? yield* sql<NodeRow>`SELECT n.namespace, n.id, n.data, n.embedding, n.embed_dim FROM awhm.nodes n
               JOIN unnest(${names}::text[], ${seenAt}::bigint[]) AS c(ns, v) ON n.namespace = c.ns AND n.changed_at > c.v ORDER BY n.seq`
           : yield* sql<NodeRow>`SELECT n.namespace, n.id, n.data FROM awhm.nodes n
               JOIN unnest(${names}::text[], ${seenAt}::bigint[]) AS c(ns, v) ON n.namespace = c.ns AND n.changed_at > c.v ORDER BY n.seq`
@@ -312,7 +305,8 @@ export const makeGraphStorePostgres = (
         const a = yield* sql.withTransaction(
           Effect.gen(function* () {
             yield* lockNamespace
-            const [a, changes] = yield* body
+            const [a, asked] = yield* body
+            const changes = asStored(asked)
             const start = base()
             cache = null
             next = start
@@ -354,7 +348,7 @@ export const makeGraphStorePostgres = (
         Effect.gen(function* () {
           const found = new Map<string, MemoryNode>()
           for (const chunk of chunks(ids)) {
-            const rows = yield* sql<NodeRow>`SELECT namespace, id, data, embedding FROM awhm.nodes
+            const rows = yield* sql<NodeRow>`SELECT namespace, id, data, embedding, embed_dim FROM awhm.nodes
               WHERE namespace = ANY (${readNamespaces}) AND id = ANY (${[...chunk]}) ORDER BY seq`
             for (const [id, n] of yield* decodeRows(rows, true)) found.set(id, n)
           }

@@ -24,7 +24,7 @@ import { readJsonGraphFile } from "./graph/jsonFile.js"
 import { graphMigrations, latestGraphMigration } from "./graph/migrations/index.js"
 import { decodeNode, nodeToStored } from "../store/graphSerialization.js"
 import { anyTerm, filterSql, indexColumns, preselect } from "./graph/sqliteSearch.js"
-import { chunks, sourceRows, vectorBytes } from "./graph/rows.js"
+import { asStored, chunks, rowVector, sourceRows, vectorBytes } from "./graph/rows.js"
 import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
 import { analyze } from "../search/IndexAnalyzer.js"
 import { bm25Score } from "../search/bm25.js"
@@ -54,16 +54,6 @@ const sqliteCode = (e: unknown): string | undefined => {
   return undefined
 }
 
-
-// better-sqlite3 hands each BLOB back in its own ArrayBuffer: view it in place (no copy of 150 MB at 100k
-// nodes); copy only if it ever arrives at an unaligned offset.
-const fromBlob = (b: unknown): Float32Array | null => {
-  if (!(b instanceof Uint8Array) || b.byteLength % 4 !== 0) return null
-  if (b.byteOffset % 4 === 0) return new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4)
-  const copy = new Uint8Array(b.byteLength)
-  copy.set(b)
-  return new Float32Array(copy.buffer)
-}
 
 /**
  * Cheap checks of the 100-byte header: the magic string, and (when no write-ahead log is pending, so the
@@ -112,6 +102,12 @@ const removeShmStub = (file: string): void => {
 interface NodeRow {
   readonly id: string
   readonly data: string
+}
+
+/** A node_vectors row's vector columns. */
+interface VectorColumns {
+  readonly embedding: unknown
+  readonly embed_dim: unknown
 }
 
 interface CacheState {
@@ -316,13 +312,14 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
 
     // ---- reads ----
 
-    /** Rows → nodes; `vectors` maps node id → BLOB (null: load without vectors). */
-    const decodeRows = (rows: ReadonlyArray<NodeRow>, vectors: ReadonlyMap<string, unknown> | null) =>
+    /** Rows → nodes; `vectors` maps node id → its vector columns (null: load without vectors). */
+    const decodeRows = (rows: ReadonlyArray<NodeRow>, vectors: ReadonlyMap<string, VectorColumns> | null) =>
       Effect.try({
         try: () => {
           const nodes = new Map<string, MemoryNode>()
           for (const row of rows) {
-            const decoded = decodeNode(JSON.parse(row.data), vectors === null ? null : fromBlob(vectors.get(row.id)))
+            const v = vectors?.get(row.id)
+            const decoded = decodeNode(JSON.parse(row.data), v === undefined ? null : rowVector(v.embedding, v.embed_dim))
             if (Either.isLeft(decoded)) throw corruptGraph(file, `row ${row.id}: ${decoded.left}`, snapshotsDir)
             nodes.set(row.id, decoded.right)
           }
@@ -342,7 +339,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
     const readAll = (withEmbeddings: boolean) =>
       Effect.gen(function* () {
         const vectors = withEmbeddings
-          ? new Map((yield* sql<{ node_id: string; embedding: unknown }>`SELECT node_id, embedding FROM node_vectors`).map((r) => [r.node_id, r.embedding] as const))
+          ? new Map((yield* sql<VectorColumns & { node_id: string }>`SELECT node_id, embedding, embed_dim FROM node_vectors`).map((r) => [r.node_id, r] as const))
           : null
         const rows = yield* sql<NodeRow>`SELECT id, data FROM nodes ORDER BY rowid`
         const nodes = yield* decodeRows(rows, vectors)
@@ -375,7 +372,8 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         let next: CacheState | null = null
         const a = yield* withImmediate(
           Effect.gen(function* () {
-            const [a, changes] = yield* body
+            const [a, asked] = yield* body
+            const changes = asStored(asked)
             const start = base()
             cache = null
             if (!isEmptyChange(changes)) yield* writeChanges(changes)
@@ -464,9 +462,9 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       Effect.gen(function* () {
         const found = new Map<string, MemoryNode>()
         for (const chunk of chunks([...new Set(ids)])) {
-          const rows = yield* sql<NodeRow & { embedding: unknown }>`SELECT n.id, n.data, v.embedding FROM nodes n
+          const rows = yield* sql<NodeRow & VectorColumns>`SELECT n.id, n.data, v.embedding, v.embed_dim FROM nodes n
             LEFT JOIN node_vectors v ON v.node_id = n.id WHERE n.id IN ${sql.in(chunk)}`
-          for (const [id, n] of yield* decodeRows(rows, new Map(rows.map((r) => [r.id, r.embedding])))) found.set(id, n)
+          for (const [id, n] of yield* decodeRows(rows, new Map(rows.map((r) => [r.id, r])))) found.set(id, n)
         }
         return found
       })
@@ -535,11 +533,11 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
           vectorCache = { ...vectorCache, stamp }
           return vectorCache.index
         }
-        const rows = yield* sql<{ node_id: string; embedding: unknown }>`SELECT node_id, embedding FROM node_vectors
+        const rows = yield* sql<VectorColumns & { node_id: string }>`SELECT node_id, embedding, embed_dim FROM node_vectors
           WHERE ${modelId === null ? sql`1` : sql`(embed_model IS NULL OR embed_model = ${modelId})`} ORDER BY rowid`
         let index: VectorIndex | null = null
         for (const r of rows) {
-          const v = fromBlob(r.embedding)
+          const v = rowVector(r.embedding, r.embed_dim)
           if (v === null || v.length === 0) continue
           if (index === null) index = new VectorIndex(v.length)
           if (v.length === index.dim) index.add(r.node_id, v)

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Data, Effect, Exit, type Scope } from "effect"
-import type { Edge } from "../../src/domain/Node.js"
+import type { Edge, MemoryNode } from "../../src/domain/Node.js"
+import { storedVector } from "../../src/store/compactVector.js"
 import type { GraphStoreError, GraphStoreShape } from "../../src/services/GraphStore.js"
 import { fullNode, plainNode, tempDir } from "../support/graphFixtures.js"
 import { searchContract } from "./searchContract.js"
@@ -18,10 +19,19 @@ const edge = (source: string, target: string, weight = 1, type: Edge["type"] = "
   createdAt: "2026-03-01T10:00:00.000Z"
 })
 
+export interface ContractOptions {
+  readonly persistent: boolean
+  /** The store keeps vectors compact (int8 with a scale): a node's embedding reads back as storedVector of it. */
+  readonly compactVectors?: boolean
+}
+
 /** The behaviour every GraphStore layer shares. */
-export const graphStoreContract = (name: string, open: OpenStore, options: { readonly persistent: boolean }) =>
+export const graphStoreContract = (name: string, open: OpenStore, options: ContractOptions) =>
   describe(`GraphStore contract: ${name}`, () => {
     const fresh = Effect.flatMap(tempDir(), open)
+    /** A node as the store gives it back. */
+    const back = (n: MemoryNode): MemoryNode =>
+      options.compactVectors === true && n.embedding !== null ? { ...n, embedding: storedVector(n.embedding) } : n
 
     it.scopedLive("an empty store loads an empty graph", () =>
       Effect.gen(function* () {
@@ -39,10 +49,14 @@ export const graphStoreContract = (name: string, open: OpenStore, options: { rea
         const node = fullNode("n1")
         yield* store.commit({ upsertNodes: [node] })
         const graph = yield* store.load()
-        expect(graph.nodes.get("n1")).toEqual(node)
+        expect(graph.nodes.get("n1")).toEqual(back(node))
         expect(graph.nodes.get("n1")?.embedding).toBeInstanceOf(Float32Array)
-        expect(Array.from(graph.nodes.get("n1")?.embedding ?? [])).toEqual([0.25, -0.5, 0.125, Math.fround(1 / 3)])
-        expect(yield* store.getNodes(["missing", "n1"])).toEqual([node])
+        // Compact: int8 steps of the largest magnitude / 127 (0.5 / 127 here); the largest comes back exact.
+        const embedding = options.compactVectors === true
+          ? [64, -127, 32, 85].map((q) => Math.fround((q * 0.5) / 127))
+          : [0.25, -0.5, 0.125, Math.fround(1 / 3)]
+        expect(Array.from(graph.nodes.get("n1")?.embedding ?? [])).toEqual(embedding)
+        expect(yield* store.getNodes(["missing", "n1"])).toEqual([back(node)])
       })
     )
 
@@ -146,7 +160,7 @@ export const graphStoreContract = (name: string, open: OpenStore, options: { rea
         yield* store.replaceAll(next)
         const graph = yield* store.load()
         expect(Array.from(graph.nodes.keys())).toEqual(["x", "y"])
-        expect(graph.nodes.get("x")).toEqual(fullNode("x"))
+        expect(graph.nodes.get("x")).toEqual(back(fullNode("x")))
         expect(graph.edges).toEqual([edge("x", "y")])
       })
     )
@@ -158,7 +172,7 @@ export const graphStoreContract = (name: string, open: OpenStore, options: { rea
         yield* store.commit({ deleteNodes: ["b"] })
         yield* store.scrub
         const graph = yield* store.load()
-        expect(Array.from(graph.nodes.values())).toEqual([fullNode("a")])
+        expect(Array.from(graph.nodes.values())).toEqual([back(fullNode("a"))])
         expect(graph.edges).toEqual([])
       })
     )
@@ -183,7 +197,7 @@ export const graphStoreContract = (name: string, open: OpenStore, options: { rea
           const second = yield* open(dir)
           yield* first.commit({ upsertNodes: [fullNode("a"), plainNode("b")], addEdges: [edge("a", "b", 0.7)] })
           const seen = yield* second.load()
-          expect(seen.nodes.get("a")).toEqual(fullNode("a"))
+          expect(seen.nodes.get("a")).toEqual(back(fullNode("a")))
           expect(seen.edges).toEqual([edge("a", "b", 0.7)])
           // Each store's cache must notice the other's writes.
           yield* second.update((g) => Effect.succeed([undefined, { deleteNodes: [g.nodes.get("b")!.id] }] as const))
@@ -200,7 +214,7 @@ export const graphStoreContract = (name: string, open: OpenStore, options: { rea
           const dir = yield* tempDir()
           yield* Effect.scoped(Effect.flatMap(open(dir), (s) => s.commit({ upsertNodes: [fullNode("a")] })))
           const again = yield* open(dir)
-          expect((yield* again.load()).nodes.get("a")).toEqual(fullNode("a"))
+          expect((yield* again.load()).nodes.get("a")).toEqual(back(fullNode("a")))
         })
       )
     }

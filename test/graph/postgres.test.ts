@@ -8,5 +8,5 @@ import { graphStoreContract } from "./contract.js"
 graphStoreContract(
   "postgres",
   (dir) => Effect.flatMap(openTestDatabase("awhm_owner", `test:${path.basename(dir).replace(/[^A-Za-z0-9._-]/g, "")}`), (db) => makeGraphStorePostgres(db)),
-  { persistent: true }
+  { persistent: true, compactVectors: true }
 )

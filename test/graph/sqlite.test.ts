@@ -47,7 +47,7 @@ describe("GraphStoreSqlite", () => {
     })
   )
 
-  it.scopedLive("embeddings are float32 BLOBs (with dimension and model) in their own table; node rows hold no vector", () =>
+  it.scopedLive("embeddings are compact BLOBs (int8 with a scale; dimension and model beside) in their own table; node rows hold no vector", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir()
       const store = yield* open(dir)
@@ -55,8 +55,11 @@ describe("GraphStoreSqlite", () => {
       const sql = yield* inspect(store.location!)
       const vectors = yield* sql<{ node_id: string; embedding: Uint8Array; embed_dim: number; embed_model: string }>`
         SELECT node_id, embedding, embed_dim, embed_model FROM node_vectors`
-      expect(vectors.map((v) => [v.node_id, v.embed_dim, v.embed_model, v.embedding.byteLength])).toEqual([["n1", 4, "mock-4", 16]])
-      expect(Array.from(new Float32Array(Uint8Array.from(vectors[0]!.embedding).buffer))).toEqual([0.25, -0.5, 0.125, Math.fround(1 / 3)])
+      expect(vectors.map((v) => [v.node_id, v.embed_dim, v.embed_model, v.embedding.byteLength])).toEqual([["n1", 4, "mock-4", 8]])
+      // The largest magnitude as float32, then each component in steps of it / 127: [0.25, -0.5, 0.125, 1/3].
+      const blob = Buffer.from(vectors[0]!.embedding)
+      expect(blob.readFloatLE(0)).toBe(0.5)
+      expect(Array.from(new Int8Array(Uint8Array.from(blob.subarray(4)).buffer))).toEqual([64, -127, 32, 85])
       const rows = yield* sql<{ id: string; data: string; status: string; canonical_key: string | null }>`
         SELECT id, data, status, canonical_key FROM nodes ORDER BY rowid`
       expect(rows.map((r) => [r.id, r.status, r.canonical_key])).toEqual([
@@ -136,7 +139,8 @@ describe("GraphStoreSqlite", () => {
       const graph = yield* Effect.scoped(Effect.flatMap(open(dir), (s) => s.load()))
       expect(Array.from(graph.nodes.keys())).toEqual(["a", "b"])
       expect(graph.nodes.get("a")?.validFrom).toBe("2026-01-01T09:00:00.000Z")
-      expect(Array.from(graph.nodes.get("a")?.embedding ?? [])).toEqual([0.5, 0.25])
+      // Stored compact: 0.25 is the nearest int8 step of 0.5 / 127.
+      expect(Array.from(graph.nodes.get("a")?.embedding ?? [])).toEqual([0.5, Math.fround((64 * 0.5) / 127)])
       expect(graph.edges.map((e) => [e.source, e.target, e.weight])).toEqual([["a", "b", 0.8]])
       // Emptied afterwards, the database stays empty: the JSON file is not imported again.
       yield* Effect.scoped(Effect.flatMap(open(dir), (s) => s.commit({ deleteNodes: ["a", "b"] })))

@@ -1,5 +1,7 @@
 // Row shapes the SQL graph stores (SQLite, PostgreSQL) share.
 import type { MemoryNode } from "../../domain/Node.js"
+import type { GraphChanges } from "../../services/GraphStore.js"
+import { decodeVector, encodeVector, storedVector } from "../../store/compactVector.js"
 
 /**
  * `items` in slices of at most `size`: one multi-row statement per slice stays well below the bound-parameter
@@ -33,5 +35,21 @@ export const sourceRows = (n: MemoryNode): Array<SourceRow> => {
   return rows
 }
 
-/** A vector as the bytes of its float32 values (a view, no copy). */
-export const vectorBytes = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+/** A node's embedding as its row stores it (int8 with a scale: src/store/compactVector.ts). */
+export const vectorBytes = (v: Float32Array): Buffer => encodeVector(v)
+
+/** The embedding a row holds (`embed_dim` dimensions, compact or older float32 bytes), or null. */
+export const rowVector = (bytes: unknown, dim: unknown): Float32Array | null =>
+  bytes instanceof Uint8Array && typeof dim === "number" ? decodeVector(bytes, dim) : null
+
+/**
+ * The changes with each upserted node's embedding as it reads back from a row: a process's cached graph
+ * then holds the vectors any other process reads.
+ */
+export const asStored = (changes: GraphChanges): GraphChanges =>
+  changes.upsertNodes === undefined || changes.upsertNodes.length === 0
+    ? changes
+    : {
+        ...changes,
+        upsertNodes: changes.upsertNodes.map((n) => (n.embedding === null ? n : { ...n, embedding: storedVector(n.embedding) }))
+      }

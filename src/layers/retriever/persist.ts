@@ -4,6 +4,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { indexDir, writeIndexUnlessDeleted } from "../../store/indexFiles.js"
+import { compactLength, decodeVector, encodeVector } from "../../store/compactVector.js"
 import { appendNoFollow, READ_NOFOLLOW, readFileNoFollow } from "../../store/noFollow.js"
 import { ensurePrivateDir } from "../../store/privateDir.js"
 import type { RawDoc, RawLogView } from "./RawLogView.js"
@@ -50,7 +51,11 @@ export const worthSaving = (unsaved: { readonly indexed: number; readonly remove
 export const SAVE_AFTER = 200
 
 
-const MAGIC = "AWHMVEC1"
+// The vector file: a magic, the model id's length and the model id, then records of (key length, dimension,
+// key, vector). Version 2 stores each vector compact (int8 with a scale, src/store/compactVector.ts); a
+// version 1 file (float32 vectors) is read and rewritten as version 2.
+const MAGIC = "AWHMVEC2"
+const MAGIC_FLOAT32 = "AWHMVEC1"
 let tmpCounter = 0
 
 // A cache needs no fsync: a torn file fails to parse and is rebuilt.
@@ -80,14 +85,19 @@ const encodeRecords = (records: ReadonlyArray<readonly [string, Float32Array]>):
     const head = Buffer.alloc(8)
     head.writeUInt32LE(k.length, 0)
     head.writeUInt32LE(v.length, 4)
-    parts.push(head, k, Buffer.from(v.buffer, v.byteOffset, v.byteLength))
+    parts.push(head, k, encodeVector(v))
   }
   return Buffer.concat(parts)
 }
 
-/** Every record of the vector file in order (dead ones included), or null when it is another model's or damaged. */
-const decodeRecords = (buf: Buffer, modelId: string): Array<readonly [string, Float32Array]> | null => {
-  if (buf.length < 12 || buf.toString("latin1", 0, 8) !== MAGIC) return null
+/**
+ * Every record of the vector file in order (dead ones included), and whether the file is the older float32
+ * version; null when it is another model's or damaged.
+ */
+const decodeRecords = (buf: Buffer, modelId: string): { records: Array<readonly [string, Float32Array]>; float32: boolean } | null => {
+  const magic = buf.length < 12 ? "" : buf.toString("latin1", 0, 8)
+  if (magic !== MAGIC && magic !== MAGIC_FLOAT32) return null
+  const float32 = magic === MAGIC_FLOAT32
   const idLen = buf.readUInt32LE(8)
   if (12 + idLen > buf.length || buf.toString("utf8", 12, 12 + idLen) !== modelId) return null
   const records: Array<readonly [string, Float32Array]> = []
@@ -95,26 +105,18 @@ const decodeRecords = (buf: Buffer, modelId: string): Array<readonly [string, Fl
   while (at + 8 <= buf.length) {
     const kLen = buf.readUInt32LE(at)
     const dim = buf.readUInt32LE(at + 4)
-    const end = at + 8 + kLen + dim * 4
+    const end = at + 8 + kLen + (float32 ? 4 * dim : compactLength(dim))
     if (end > buf.length) break // a torn last record (a writer died mid-append)
-    const v = new Float32Array(dim)
-    Buffer.from(v.buffer).set(buf.subarray(at + 8 + kLen, end))
-    records.push([buf.toString("utf8", at + 8, at + 8 + kLen), v])
+    records.push([buf.toString("utf8", at + 8, at + 8 + kLen), decodeVector(buf.subarray(at + 8 + kLen, end), dim)!])
     at = end
   }
-  return records
-}
-
-/** Parses the vector file: the last vector per key, or null when the file is another model's or damaged. */
-const decodeVectors = (buf: Buffer, modelId: string): { vectors: Map<string, Float32Array>; records: number } | null => {
-  const records = decodeRecords(buf, modelId)
-  return records === null ? null : { vectors: new Map(records), records: records.length }
+  return { records, float32 }
 }
 
 /** Every message vector the cache holds for a model, dead records included (audits and tests read it). */
 export const storedVectors = (dataDir: string, modelId: string): ReadonlyArray<readonly [string, Float32Array]> => {
   try {
-    return decodeRecords(fs.readFileSync(vectorFile(dataDir)), modelId) ?? []
+    return decodeRecords(fs.readFileSync(vectorFile(dataDir)), modelId)?.records ?? []
   } catch {
     return []
   }
@@ -138,11 +140,11 @@ export const loadPersisted = (target: PersistTarget, view: RawLogView): boolean 
 export const loadPersistedVectors = (target: PersistTarget, view: RawLogView): void => {
   try {
     const buf = readFileNoFollow(vectorFile(target.dataDir))
-    const decoded = decodeVectors(buf, target.modelId)
+    const decoded = decodeRecords(buf, target.modelId)
     if (decoded === null) return
     const docs: Array<RawDoc> = []
     const vectors: Array<Float32Array> = []
-    for (const [key, v] of decoded.vectors) {
+    for (const [key, v] of new Map(decoded.records)) {
       const doc = view.docs.get(key)
       if (doc === undefined) continue
       docs.push(doc)
@@ -150,8 +152,8 @@ export const loadPersistedVectors = (target: PersistTarget, view: RawLogView): v
     }
     view.missingVectors(target.modelId)
     view.addVectors(docs, vectors, false)
-    // Mostly dead records (deleted or replaced messages): rewrite with the live ones only.
-    if (decoded.records > 2 * docs.length + 100) {
+    // Mostly dead records (deleted or replaced messages), or float32 ones: rewrite with the live ones, compact.
+    if (decoded.float32 || decoded.records.length > 2 * docs.length + 100) {
       const live = Buffer.concat([header(target.modelId), encodeRecords(docs.map((d, i) => [d.key, vectors[i]!]))])
       writeIndexUnlessDeleted(target.dataDir, target.stamp, () => replaceFile(vectorFile(target.dataDir), live))
     }

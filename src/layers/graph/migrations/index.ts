@@ -1,11 +1,13 @@
 import * as Migrator from "@effect/sql/Migrator"
 import createGraph from "./0001_create_graph.js"
 import searchIndex from "./0002_search_index.js"
+import compactVectors from "./0003_compact_vectors.js"
 
 // Statically imported so the esbuild bundle carries them (no directory scan at run time).
 const migrations = {
   "0001_create_graph": createGraph,
-  "0002_search_index": searchIndex
+  "0002_search_index": searchIndex,
+  "0003_compact_vectors": compactVectors
 }
 
 export const graphMigrations = Migrator.fromRecord(migrations)
