@@ -2,11 +2,17 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
 import { ConfigFromValues } from "../../src/layers/ConfigLive.js"
 import { GraphStoreSqlite, makeGraphStoreSqlite } from "../../src/layers/GraphStoreSqlite.js"
+import createGraph from "../../src/layers/graph/migrations/0001_create_graph.js"
+import searchIndex from "../../src/layers/graph/migrations/0002_search_index.js"
 import { GraphStore } from "../../src/services/GraphStore.js"
+import { nodeToStored } from "../../src/store/graphSerialization.js"
+import { storedVector } from "../../src/store/compactVector.js"
 import { fullNode, plainNode, tempDir } from "../support/graphFixtures.js"
 
 const open = (dir: string) =>
@@ -72,6 +78,59 @@ describe("GraphStoreSqlite", () => {
       // Dropping a vector removes its row.
       yield* store.commit({ upsertNodes: [fullNode("n1", { embedding: null })] })
       expect(yield* sql`SELECT count(*) AS n FROM node_vectors`).toEqual([{ n: 0 }])
+    })
+  )
+
+  it.scopedLive("a database of float32 vectors (before compact storage) is converted at open and answers the same", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir()
+      const file = path.join(dir, "graph", "memory_graph.sqlite")
+      fs.mkdirSync(path.dirname(file), { recursive: true })
+      // Dense, deterministic 16-dim unit vectors.
+      const dense = (seed: number) => {
+        const v = Float32Array.from({ length: 16 }, (_, d) => Math.sin(seed * 7.1 + d * 3.7))
+        const norm = Math.hypot(...v)
+        return v.map((x) => x / norm)
+      }
+      const nodes = Array.from({ length: 24 }, (_, i) =>
+        fullNode(`n${i}`, { content: `memory ${i}`, embedding: dense(i), embedModel: "m", status: "active", validTo: null, scope: null })
+      )
+      // The layout migrations 0001 and 0002 left, with the float32 BLOBs the store wrote then.
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const sql = yield* inspect(file)
+          yield* Migrator.make({})({ loader: Migrator.fromRecord({ "0001_create_graph": createGraph, "0002_search_index": searchIndex }) }).pipe(
+            Effect.provideService(SqlClient.SqlClient, sql)
+          )
+          for (const n of nodes) {
+            yield* sql`INSERT INTO nodes ${sql.insert({ id: n.id, data: JSON.stringify(nodeToStored(n, false)), status: n.status, canonical_key: n.canonicalKey })}`
+            const bytes = Buffer.from(n.embedding!.buffer, n.embedding!.byteOffset, n.embedding!.byteLength)
+            yield* sql`INSERT INTO node_vectors ${sql.insert({ node_id: n.id, embedding: bytes, embed_dim: n.embedding!.length, embed_model: "m" })}`
+          }
+          yield* sql`INSERT OR REPLACE INTO meta (key, value) VALUES ('json_import_done', 'then')`
+        })
+      )
+      const store = yield* open(dir)
+      const sql = yield* inspect(file)
+      expect(yield* sql`SELECT max(migration_id) AS m FROM effect_sql_migrations`).toEqual([{ m: 3 }])
+      const blobs = yield* sql<{ node_id: string; n: number }>`SELECT node_id, length(embedding) AS n FROM node_vectors ORDER BY rowid`
+      expect(blobs).toEqual(nodes.map((n) => ({ node_id: n.id, n: 4 + n.embedding!.length })))
+      const graph = yield* store.load()
+      for (const n of nodes) expect(graph.nodes.get(n.id)).toEqual({ ...n, embedding: storedVector(n.embedding!) })
+      // The same ranking as the float32 vectors gave; each score within its proven bound (every component
+      // within scale / 254 of the original).
+      const query = dense(100)
+      const exact = nodes
+        .map((n) => ({ id: n.id, score: n.embedding!.reduce((s, x, d) => s + x * query[d]!, 0) }))
+        .sort((x, y) => y.score - x.score)
+        .slice(0, 5)
+      const hits = yield* store.vectorTopK({ vector: query, modelId: "m", k: 5, filter: { asOf: null, includeHistory: false, now: "2026-12-01T00:00:00.000Z", scope: null } })
+      expect(hits?.map((h) => h.id)).toEqual(exact.map((h) => h.id))
+      const l1 = query.reduce((s, x) => s + Math.abs(x), 0)
+      hits?.forEach((h, i) => {
+        const scale = Math.max(...nodes.find((n) => n.id === h.id)!.embedding!.map(Math.abs))
+        expect(Math.abs(h.score - exact[i]!.score)).toBeLessThanOrEqual((scale / 254) * l1 + 1e-6)
+      })
     })
   )
 

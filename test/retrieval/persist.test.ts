@@ -7,7 +7,9 @@ import { makeGraphStoreMemory } from "../../src/layers/GraphStoreMemory.js"
 import { RawLogLive } from "../../src/layers/RawLogLive.js"
 import { makeRetrieverLayer } from "../../src/layers/RetrieverLive.js"
 import { SessionBufferMemory } from "../../src/layers/SessionBufferMemory.js"
-import { SAVE_AFTER } from "../../src/layers/retriever/persist.js"
+import { MOCK_MODEL_ID, mockEmbedding } from "../../src/layers/EmbedderMock.js"
+import { SAVE_AFTER, storedVectors } from "../../src/layers/retriever/persist.js"
+import { storedVector } from "../../src/store/compactVector.js"
 import { indexDir, purgeRetrievalIndex } from "../../src/store/indexFiles.js"
 import { GraphStore } from "../../src/services/GraphStore.js"
 import { RawLog } from "../../src/services/RawLog.js"
@@ -60,6 +62,45 @@ describe("index kept between processes", () => {
       expect(after).toContain("the backup bucket is s3://nightly-archive")
       // Only the new message and the query were embedded by the second process.
       expect(second.calls.flat().sort()).toEqual(["backup window bucket", "the backup window moved to 3am"])
+    })
+  )
+
+  it.scoped("message vectors are kept compact; a float32 vector file of an older version is read, not re-embedded, and rewritten compact", () =>
+    Effect.gen(function* () {
+      const dir = yield* scopedTempDir("awhm-retrieval-")
+      const texts = ["the backup bucket is s3://nightly-archive", "restores take about an hour"]
+      yield* Effect.gen(function* () {
+        const log = yield* RawLog
+        for (const content of texts) yield* log.append({ sessionId: "s1", role: "user", content })
+        return yield* ask("backup bucket")
+      }).pipe(Effect.provide(processLayer(dir)))
+      const file = path.join(indexDir(dir), "rawlog-vectors.bin")
+      const saved = storedVectors(dir, MOCK_MODEL_ID)
+      expect(saved.map(([, v]) => Array.from(v))).toEqual(texts.map((t) => Array.from(storedVector(mockEmbedding(t)))))
+      // 8 bytes of magic, the model id, then per record 8 bytes, the key and 4 + dim bytes.
+      const keyBytes = saved.reduce((n, [k]) => n + Buffer.byteLength(k), 0)
+      const dim = mockEmbedding("x").length
+      expect(fs.statSync(file).size).toBe(12 + Buffer.byteLength(MOCK_MODEL_ID) + keyBytes + 2 * (8 + 4 + dim))
+      expect(fs.readFileSync(file).toString("latin1", 0, 8)).toBe("AWHMVEC2")
+
+      // The same file as an older version wrote it: the exact float32 vectors.
+      const id = Buffer.from(MOCK_MODEL_ID, "utf8")
+      const parts: Array<Buffer> = [Buffer.from("AWHMVEC1", "latin1"), Buffer.alloc(4), id]
+      parts[1]!.writeUInt32LE(id.length)
+      saved.forEach(([key], i) => {
+        const v = mockEmbedding(texts[i]!)
+        const head = Buffer.alloc(8)
+        head.writeUInt32LE(Buffer.byteLength(key), 0)
+        head.writeUInt32LE(v.length, 4)
+        parts.push(head, Buffer.from(key, "utf8"), Buffer.from(v.buffer, v.byteOffset, v.byteLength))
+      })
+      fs.writeFileSync(file, Buffer.concat(parts))
+      const second = countingEmbedder()
+      const found = yield* ask("nightly archive restores").pipe(Effect.provide(processLayer(dir, second)))
+      expect(found).toContain("the backup bucket is s3://nightly-archive")
+      expect(second.calls).toEqual([["nightly archive restores"]])
+      expect(fs.readFileSync(file).toString("latin1", 0, 8)).toBe("AWHMVEC2")
+      expect(storedVectors(dir, MOCK_MODEL_ID).map(([k, v]) => [k, Array.from(v)])).toEqual(saved.map(([k, v]) => [k, Array.from(v)]))
     })
   )
 
