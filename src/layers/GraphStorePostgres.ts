@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Either, Layer, Option, Predicate } from "effect"
 import { CorruptFile, StorageError } from "../domain/errors.js"
 import type { Edge, Graph, MemoryNode } from "../domain/Node.js"
-import { decodeNode, nodeToStored } from "../store/graphSerialization.js"
+import { decodeNode, nodeToRow } from "../store/graphSerialization.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { GraphStore, type GraphChanges, type GraphStoreShape } from "../services/GraphStore.js"
 import { applyChanges, copyGraph, edgeKey, isEmptyChange } from "./graph/applyChanges.js"
@@ -98,7 +98,7 @@ export const makeGraphStorePostgres = (
               namespace: ns,
               id: n.id,
               changed_at: version,
-              data: JSON.stringify(nodeToStored(n, false)),
+              data: JSON.stringify(nodeToRow(n)),
               status: n.status,
               canonical_key: n.canonicalKey,
               embedding: n.embedding === null ? null : vectorBytes(n.embedding),

@@ -22,7 +22,7 @@ import { readReferenceSqlite, referenceBackupPath, takeReferenceSqlite } from ".
 import { corruptGraph } from "./graph/corrupt.js"
 import { readJsonGraphFile } from "./graph/jsonFile.js"
 import { graphMigrations, latestGraphMigration } from "./graph/migrations/index.js"
-import { decodeNode, nodeToStored } from "../store/graphSerialization.js"
+import { decodeNode, nodeToRow } from "../store/graphSerialization.js"
 import { anyTerm, filterSql, indexColumns, preselect } from "./graph/sqliteSearch.js"
 import { asStored, chunks, rowVector, sourceRows, vectorBytes } from "./graph/rows.js"
 import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
@@ -228,7 +228,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
             )
             const rows = chunk.map((n, i) => ({
               id: n.id,
-              data: JSON.stringify(nodeToStored(n, false)),
+              data: JSON.stringify(nodeToRow(n)),
               status: n.status,
               canonical_key: n.canonicalKey,
               ...indexed[i]!.columns
