@@ -1,9 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Data, Effect, Exit, type Scope } from "effect"
 import type { Edge, MemoryNode } from "../../src/domain/Node.js"
-import { storedVector } from "../../src/store/compactVector.js"
 import type { GraphStoreError, GraphStoreShape } from "../../src/services/GraphStore.js"
-import { fullNode, plainNode, tempDir } from "../support/graphFixtures.js"
+import { compactNode, FULL_NODE_COMPACT_EMBEDDING, fullNode, plainNode, tempDir } from "../support/graphFixtures.js"
 import { searchContract } from "./searchContract.js"
 
 /** Opens a store in `dir`; opening the same dir twice must give the same data (unless `persistent` is false). */
@@ -30,8 +29,7 @@ export const graphStoreContract = (name: string, open: OpenStore, options: Contr
   describe(`GraphStore contract: ${name}`, () => {
     const fresh = Effect.flatMap(tempDir(), open)
     /** A node as the store gives it back. */
-    const back = (n: MemoryNode): MemoryNode =>
-      options.compactVectors === true && n.embedding !== null ? { ...n, embedding: storedVector(n.embedding) } : n
+    const back = (n: MemoryNode): MemoryNode => (options.compactVectors === true ? compactNode(n) : n)
 
     it.scopedLive("an empty store loads an empty graph", () =>
       Effect.gen(function* () {
@@ -52,9 +50,7 @@ export const graphStoreContract = (name: string, open: OpenStore, options: Contr
         expect(graph.nodes.get("n1")).toEqual(back(node))
         expect(graph.nodes.get("n1")?.embedding).toBeInstanceOf(Float32Array)
         // Compact: int8 steps of the largest magnitude / 127 (0.5 / 127 here); the largest comes back exact.
-        const embedding = options.compactVectors === true
-          ? [64, -127, 32, 85].map((q) => Math.fround((q * 0.5) / 127))
-          : [0.25, -0.5, 0.125, Math.fround(1 / 3)]
+        const embedding = options.compactVectors === true ? FULL_NODE_COMPACT_EMBEDDING : [0.25, -0.5, 0.125, Math.fround(1 / 3)]
         expect(Array.from(graph.nodes.get("n1")?.embedding ?? [])).toEqual(embedding)
         expect(yield* store.getNodes(["missing", "n1"])).toEqual([back(node)])
       })

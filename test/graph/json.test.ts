@@ -4,8 +4,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { makeGraphStoreJson } from "../../src/layers/GraphStoreJson.js"
 import { makeGraphStoreSqlite } from "../../src/layers/GraphStoreSqlite.js"
-import { storedVector } from "../../src/store/compactVector.js"
-import { fullNode, plainNode, tempDir } from "../support/graphFixtures.js"
+import { compactNode, fullNode, plainNode, tempDir } from "../support/graphFixtures.js"
 import { liteNode } from "../support/liteFixtures.js"
 
 const paths = (dir: string) => ({
@@ -148,8 +147,7 @@ describe("GraphStoreJson", () => {
       )
       const graph = yield* (yield* open(dir)).load()
       // SQLite kept the vector compact: it comes over as it read back from there.
-      const a = fullNode("a")
-      expect(Array.from(graph.nodes.values())).toEqual([{ ...a, embedding: storedVector(a.embedding!) }, plainNode("b")])
+      expect(Array.from(graph.nodes.values())).toEqual([compactNode(fullNode("a")), plainNode("b")])
       expect(fs.existsSync(paths(dir).file)).toBe(true)
     })
   )

@@ -2,8 +2,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { makeGraphStorePostgres } from "../../src/layers/GraphStorePostgres.js"
-import { storedVector } from "../../src/store/compactVector.js"
-import { fullNode } from "../support/graphFixtures.js"
+import { compactNode, fullNode } from "../support/graphFixtures.js"
 import { freshNamespace, openTestDatabase } from "../support/postgres.js"
 import { graphStoreContract } from "./contract.js"
 
@@ -27,7 +26,7 @@ describe("GraphStorePostgres vectors", () => {
       yield* db.sql`UPDATE awhm.nodes SET embedding = ${Buffer.from(v.buffer, v.byteOffset, v.byteLength)} WHERE namespace = ${ns} AND id = 'b'`
       const graph = yield* (yield* makeGraphStorePostgres(yield* openTestDatabase("awhm_owner", ns))).load()
       expect(Array.from(graph.nodes.get("b")?.embedding ?? [])).toEqual([0.25, -0.5, 0.125, Math.fround(1 / 3)])
-      expect(graph.nodes.get("a")).toEqual({ ...fullNode("a"), embedding: storedVector(fullNode("a").embedding!) })
+      expect(graph.nodes.get("a")).toEqual(compactNode(fullNode("a")))
     })
   )
 })

@@ -12,8 +12,7 @@ import createGraph from "../../src/layers/graph/migrations/0001_create_graph.js"
 import searchIndex from "../../src/layers/graph/migrations/0002_search_index.js"
 import { GraphStore } from "../../src/services/GraphStore.js"
 import { nodeToStored } from "../../src/store/graphSerialization.js"
-import { storedVector } from "../../src/store/compactVector.js"
-import { fullNode, plainNode, tempDir } from "../support/graphFixtures.js"
+import { compactNode, fullNode, plainNode, tempDir } from "../support/graphFixtures.js"
 
 const open = (dir: string) =>
   makeGraphStoreSqlite({
@@ -116,7 +115,7 @@ describe("GraphStoreSqlite", () => {
       const blobs = yield* sql<{ node_id: string; n: number }>`SELECT node_id, length(embedding) AS n FROM node_vectors ORDER BY rowid`
       expect(blobs).toEqual(nodes.map((n) => ({ node_id: n.id, n: 4 + n.embedding!.length })))
       const graph = yield* store.load()
-      for (const n of nodes) expect(graph.nodes.get(n.id)).toEqual({ ...n, embedding: storedVector(n.embedding!) })
+      for (const n of nodes) expect(graph.nodes.get(n.id)).toEqual(compactNode(n))
       // The same ranking as the float32 vectors gave; each score within its proven bound (every component
       // within scale / 254 of the original).
       const query = dense(100)

@@ -13,7 +13,7 @@ import { logMessage } from "../../src/programs/logMessage.js"
 import { createSnapshot, listSnapshots, restoreSnapshot } from "../../src/programs/snapshot.js"
 import { GraphStore } from "../../src/services/GraphStore.js"
 import { SessionBuffer } from "../../src/services/SessionBuffer.js"
-import { fullNode, plainNode, tempDir } from "../support/graphFixtures.js"
+import { compactNode, FULL_NODE_COMPACT_EMBEDDING, fullNode, plainNode, tempDir } from "../support/graphFixtures.js"
 
 const at = "2026-03-01T10:00:00.000Z"
 const live = (dir: string) =>
@@ -48,7 +48,8 @@ describe("snapshots", () => {
         expect(written.created_at).toBe(createdAt)
         const graph = written.graph as { nodes: Record<string, Record<string, unknown>>; edges: Array<unknown> }
         expect(Object.keys(graph.nodes)).toEqual(["a", "b"])
-        expect(graph.nodes.a!.embedding).toEqual([0.25, -0.5, 0.125, Math.fround(1 / 3)])
+        // The vector as the SQLite store keeps it (compact).
+        expect(graph.nodes.a!.embedding).toEqual(FULL_NODE_COMPACT_EMBEDDING)
         expect(graph.edges).toEqual([{ source: "a", target: "b", type: "temporal", weight: 1, created_at: at }])
         expect(written.wal_state).toEqual([
           { type: "preference", content: "I prefer dark mode", timestamp: at, source_msg: 0, session_id: "s1" },
@@ -94,7 +95,7 @@ describe("snapshots", () => {
         expect(result.restored).toBe(snap.path)
         expect(result.skippedBufferEntries).toBe(0)
         const restored = yield* store.load()
-        expect(Array.from(restored.nodes.values())).toEqual([fullNode("a"), plainNode("b")])
+        expect(Array.from(restored.nodes.values())).toEqual([compactNode(fullNode("a")), plainNode("b")])
         expect((yield* buffer.entries("s1")).map((e) => e.content)).toEqual(["I prefer dark mode"])
         expect(JSON.parse(fs.readFileSync(dataPaths(dir).walFile("s1"), "utf8"))).toHaveLength(1)
 

@@ -1,4 +1,5 @@
 import { makeNode, type MemoryNode } from "../../src/domain/Node.js"
+import { storedVector } from "../../src/store/compactVector.js"
 import { scopedTempDir } from "./cli.js"
 
 /** A fresh temp directory, removed when the scope closes. */
@@ -33,6 +34,12 @@ export const fullNode = (id: string, overrides: Partial<MemoryNode> = {}): Memor
     scope: "/home/me/project",
     ...overrides
   })
+
+/** The node as a store that keeps vectors compact (SQLite, PostgreSQL) gives it back. */
+export const compactNode = (n: MemoryNode): MemoryNode => (n.embedding === null ? n : { ...n, embedding: storedVector(n.embedding) })
+
+/** fullNode's embedding [0.25, -0.5, 0.125, 1/3] read back compact: int8 steps of 0.5 / 127. */
+export const FULL_NODE_COMPACT_EMBEDDING = [64, -127, 32, 85].map((q) => Math.fround((q * 0.5) / 127))
 
 /** A small node (no embedding) for bulk tests. */
 export const plainNode = (id: string, content = `memory ${id}`): MemoryNode =>
