@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { makeGraphStorePostgres } from "../../src/layers/GraphStorePostgres.js"
 import { makeRawLogPostgres } from "../../src/layers/RawLogPostgres.js"
-import { fullNode, plainNode } from "../support/graphFixtures.js"
+import { compactNode, fullNode, plainNode } from "../support/graphFixtures.js"
 import { freshNamespace, grantNamespace, openTestDatabase } from "../support/postgres.js"
 
 /** Runs one statement on a reserved connection: its rows, or the database's error message. */
@@ -57,7 +57,7 @@ describe("PostgreSQL namespaces: isolation by row-level security", () => {
 
       // Bob's rows are exactly as he left them.
       const fresh = yield* makeGraphStorePostgres(yield* openTestDatabase("awhm_bob", bob))
-      expect((yield* fresh.load()).nodes.get("bob-secret")).toEqual(fullNode("bob-secret"))
+      expect((yield* fresh.load()).nodes.get("bob-secret")).toEqual(compactNode(fullNode("bob-secret")))
       expect((yield* makeRawLogPostgres(yield* openTestDatabase("awhm_bob", bob)).pipe(Effect.flatMap((l) => l.read("bob-session")))).map((e) => e.content)).toEqual([
         "my salary is 100"
       ])
