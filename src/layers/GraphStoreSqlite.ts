@@ -536,8 +536,11 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         const rows = yield* sql<VectorColumns & { node_id: string }>`SELECT node_id, embedding, embed_dim FROM node_vectors
           WHERE ${modelId === null ? sql`1` : sql`(embed_model IS NULL OR embed_model = ${modelId})`} ORDER BY rowid`
         let index: VectorIndex | null = null
+        // The index copies each vector: one scratch array serves every row.
+        let scratch = new Float32Array(0)
         for (const r of rows) {
-          const v = rowVector(r.embedding, r.embed_dim)
+          if (typeof r.embed_dim === "number" && r.embed_dim !== scratch.length) scratch = new Float32Array(r.embed_dim)
+          const v = rowVector(r.embedding, r.embed_dim, scratch)
           if (v === null || v.length === 0) continue
           if (index === null) index = new VectorIndex(v.length)
           if (v.length === index.dim) index.add(r.node_id, v)

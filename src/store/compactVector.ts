@@ -21,22 +21,33 @@ export const encodeVector = (v: ArrayLike<number>): Buffer => {
   return out
 }
 
+// Scratch for reading one little-endian float32 without a DataView per vector.
+const word = new Uint8Array(4)
+const wordFloat = new Float32Array(word.buffer)
+const floatAt = (bytes: Uint8Array, at: number): number => {
+  word[0] = bytes[at]!
+  word[1] = bytes[at + 1]!
+  word[2] = bytes[at + 2]!
+  word[3] = bytes[at + 3]!
+  return wordFloat[0]!
+}
+
 /**
  * The vector stored in `bytes` of a `dim`-dimension embedding: compact (4 + dim bytes) or the float32 form
- * of older files and rows (4 * dim bytes); null for any other length.
+ * of older files and rows (4 * dim bytes); null for any other length. Written into `out` when given (a bulk
+ * reader reuses one array: allocating typed arrays costs more than decoding them).
  */
-export const decodeVector = (bytes: Uint8Array, dim: number): Float32Array | null => {
+export const decodeVector = (bytes: Uint8Array, dim: number, out?: Float32Array): Float32Array | null => {
   if (!Number.isInteger(dim) || dim < 0) return null
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  const v = new Float32Array(dim)
   if (bytes.byteLength === compactLength(dim)) {
-    const scale = view.getFloat32(0, true)
-    const q = new Int8Array(bytes.buffer, bytes.byteOffset + 4, dim)
-    for (let d = 0; d < dim; d++) v[d] = (q[d]! * scale) / 127
+    const v = out ?? new Float32Array(dim)
+    const scale = floatAt(bytes, 0)
+    for (let d = 0; d < dim; d++) v[d] = (((bytes[4 + d]! << 24) >> 24) * scale) / 127
     return v
   }
   if (bytes.byteLength === 4 * dim) {
-    for (let d = 0; d < dim; d++) v[d] = view.getFloat32(4 * d, true)
+    const v = out ?? new Float32Array(dim)
+    for (let d = 0; d < dim; d++) v[d] = floatAt(bytes, 4 * d)
     return v
   }
   return null

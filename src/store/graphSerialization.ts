@@ -128,24 +128,24 @@ export const nodeToStored = (n: MemoryNode, withEmbedding: boolean): Record<stri
 }
 
 // What a stored node without the field reads as (StoredNode's defaults; last_accessed and valid_from: created_at).
-const ROW_DEFAULTS: ReadonlyArray<readonly [string, (o: Record<string, unknown>) => unknown]> = [
-  ["embed_model", () => null],
-  ["strength", () => ({ recency: 1, frequency: 1, composite: 1 })],
-  ["last_accessed", (o) => o.created_at],
-  ["source_sessions", () => []],
-  ["source_refs", () => []],
-  ["access_count", () => 1],
-  ["canonical_key", () => null],
-  ["status", () => "active"],
-  ["supersedes", () => []],
-  ["valid_from", (o) => o.created_at],
-  ["valid_to", () => null],
-  ["confidence", () => 0.6],
-  ["entity_type", () => null],
-  ["aliases", () => []],
-  ["mentioned_dates", () => []],
-  ["scope", () => null]
-]
+const ROW_DEFAULTS: Readonly<Record<string, (o: Record<string, unknown>) => unknown>> = {
+  embed_model: () => null,
+  strength: () => ({ recency: 1, frequency: 1, composite: 1 }),
+  last_accessed: (o) => o.created_at,
+  source_sessions: () => [],
+  source_refs: () => [],
+  access_count: () => 1,
+  canonical_key: () => null,
+  status: () => "active",
+  supersedes: () => [],
+  valid_from: (o) => o.created_at,
+  valid_to: () => null,
+  confidence: () => 0.6,
+  entity_type: () => null,
+  aliases: () => [],
+  mentioned_dates: () => [],
+  scope: () => null
+}
 
 const sameValue = (a: unknown, b: unknown): boolean =>
   a === b ||
@@ -158,22 +158,46 @@ const sameValue = (a: unknown, b: unknown): boolean =>
  * defaults (the decoder fills them back), about a third smaller for a typical node.
  */
 export const nodeToRow = (n: MemoryNode): Record<string, unknown> => {
-  const out = nodeToStored(n, false)
-  for (const [key, fallback] of ROW_DEFAULTS) if (sameValue(out[key], fallback(out))) delete out[key]
+  const full = nodeToStored(n, false)
+  const out: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(full)) {
+    const fallback = ROW_DEFAULTS[key]
+    if (fallback === undefined || !sameValue(value, fallback(full))) out[key] = value
+  }
   return out
 }
 
-/** `u` with every field a row may leave out filled with its default (a copy; other values as they are). */
+/**
+ * `u` with every field a row may leave out at its default, as one object literal (one hidden class, so the
+ * fast path stays fast; adding the fields one by one made V8 fall back to slow dictionary objects). Null
+ * reads as the default where StoredNode says so; valid_from null stays null (an open window).
+ */
 const withRowDefaults = (u: unknown): unknown => {
   if (typeof u !== "object" || u === null || Array.isArray(u)) return u
   const o = u as Record<string, unknown>
-  let out: Record<string, unknown> | null = null
-  for (const [key, fallback] of ROW_DEFAULTS) {
-    if (o[key] !== undefined) continue
-    out ??= { ...o }
-    out[key] = fallback(o)
+  return {
+    id: o.id,
+    type: o.type,
+    content: o.content,
+    embedding: o.embedding ?? null,
+    embed_model: o.embed_model ?? null,
+    strength: o.strength ?? { recency: 1, frequency: 1, composite: 1 },
+    created_at: o.created_at,
+    last_accessed: o.last_accessed ?? o.created_at,
+    source_sessions: o.source_sessions ?? [],
+    source_refs: o.source_refs ?? [],
+    access_count: o.access_count ?? 1,
+    canonical_key: o.canonical_key ?? null,
+    status: o.status ?? "active",
+    supersedes: o.supersedes ?? [],
+    valid_from: o.valid_from === undefined ? o.created_at : o.valid_from,
+    valid_to: o.valid_to ?? null,
+    confidence: o.confidence ?? 0.6,
+    entity_type: o.entity_type ?? null,
+    aliases: o.aliases ?? [],
+    mentioned_dates: o.mentioned_dates ?? [],
+    scope: o.scope ?? null
   }
-  return out ?? o
 }
 
 export const edgeFromStored = (e: StoredEdge): Edge => ({

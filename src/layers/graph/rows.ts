@@ -38,9 +38,9 @@ export const sourceRows = (n: MemoryNode): Array<SourceRow> => {
 /** A node's embedding as its row stores it (int8 with a scale: src/store/compactVector.ts). */
 export const vectorBytes = (v: Float32Array): Buffer => encodeVector(v)
 
-/** The embedding a row holds (`embed_dim` dimensions, compact or older float32 bytes), or null. */
-export const rowVector = (bytes: unknown, dim: unknown): Float32Array | null =>
-  bytes instanceof Uint8Array && typeof dim === "number" ? decodeVector(bytes, dim) : null
+/** The embedding a row holds (`embed_dim` dimensions, compact or older float32 bytes), or null; into `out` when given. */
+export const rowVector = (bytes: unknown, dim: unknown, out?: Float32Array): Float32Array | null =>
+  bytes instanceof Uint8Array && typeof dim === "number" ? decodeVector(bytes, dim, out) : null
 
 /**
  * The changes with each upserted node's embedding as it reads back from a row: a process's cached graph
