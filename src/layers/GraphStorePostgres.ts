@@ -2,7 +2,7 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect, Either, Layer, Option, Predicate } from "effect"
 import { CorruptFile, StorageError } from "../domain/errors.js"
 import type { Edge, Graph, MemoryNode } from "../domain/Node.js"
-import { decodeNode, nodeToRow } from "../store/graphSerialization.js"
+import { decodeRowNode, nodeToRow } from "../store/graphSerialization.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { GraphStore, type GraphChanges, type GraphStoreShape } from "../services/GraphStore.js"
 import { applyChanges, copyGraph, edgeKey, isEmptyChange } from "./graph/applyChanges.js"
@@ -182,7 +182,7 @@ export const makeGraphStorePostgres = (
             // The same id in the write namespace and another (a migrated copy): the write namespace's wins.
             if (row.namespace !== ns && from.get(row.id) === ns) continue
             from.set(row.id, row.namespace)
-            const decoded = decodeNode(JSON.parse(row.data), withEmbeddings ? rowVector(row.embedding, row.embed_dim) : null)
+            const decoded = decodeRowNode(JSON.parse(row.data), withEmbeddings ? rowVector(row.embedding, row.embed_dim) : null)
             if (Either.isLeft(decoded)) throw new CorruptFile({ path: where, message: `node ${row.id} in ${where} is damaged: ${decoded.left}` })
             nodes.set(row.id, decoded.right)
             namespaceOf.set(row.id, row.namespace)

@@ -22,9 +22,9 @@ import { readReferenceSqlite, referenceBackupPath, takeReferenceSqlite } from ".
 import { corruptGraph } from "./graph/corrupt.js"
 import { readJsonGraphFile } from "./graph/jsonFile.js"
 import { graphMigrations, latestGraphMigration } from "./graph/migrations/index.js"
-import { decodeNode, nodeToRow } from "../store/graphSerialization.js"
+import { decodeRowNode, nodeToRow } from "../store/graphSerialization.js"
 import { anyTerm, filterSql, indexColumns, preselect } from "./graph/sqliteSearch.js"
-import { asStored, chunks, rowVector, sourceRows, vectorBytes } from "./graph/rows.js"
+import { asStored, chunks, rowVector, rowVectors, sourceRows, vectorBytes } from "./graph/rows.js"
 import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
 import { analyze } from "../search/IndexAnalyzer.js"
 import { bm25Score } from "../search/bm25.js"
@@ -108,6 +108,11 @@ interface NodeRow {
 interface VectorColumns {
   readonly embedding: unknown
   readonly embed_dim: unknown
+}
+
+const vectorsById = (rows: ReadonlyArray<VectorColumns & { readonly node_id: string }>): Map<string, Float32Array | null> => {
+  const vectors = rowVectors(rows)
+  return new Map(rows.map((r, i) => [r.node_id, vectors[i]!] as const))
 }
 
 interface CacheState {
@@ -312,14 +317,13 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
 
     // ---- reads ----
 
-    /** Rows → nodes; `vectors` maps node id → its vector columns (null: load without vectors). */
-    const decodeRows = (rows: ReadonlyArray<NodeRow>, vectors: ReadonlyMap<string, VectorColumns> | null) =>
+    /** Rows → nodes; `vectors` maps node id → its vector (null: load without vectors). */
+    const decodeRows = (rows: ReadonlyArray<NodeRow>, vectors: ReadonlyMap<string, Float32Array | null> | null) =>
       Effect.try({
         try: () => {
           const nodes = new Map<string, MemoryNode>()
           for (const row of rows) {
-            const v = vectors?.get(row.id)
-            const decoded = decodeNode(JSON.parse(row.data), v === undefined ? null : rowVector(v.embedding, v.embed_dim))
+            const decoded = decodeRowNode(JSON.parse(row.data), vectors?.get(row.id) ?? null)
             if (Either.isLeft(decoded)) throw corruptGraph(file, `row ${row.id}: ${decoded.left}`, snapshotsDir)
             nodes.set(row.id, decoded.right)
           }
@@ -339,7 +343,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
     const readAll = (withEmbeddings: boolean) =>
       Effect.gen(function* () {
         const vectors = withEmbeddings
-          ? new Map((yield* sql<VectorColumns & { node_id: string }>`SELECT node_id, embedding, embed_dim FROM node_vectors`).map((r) => [r.node_id, r] as const))
+          ? vectorsById(yield* sql<VectorColumns & { node_id: string }>`SELECT node_id, embedding, embed_dim FROM node_vectors`)
           : null
         const rows = yield* sql<NodeRow>`SELECT id, data FROM nodes ORDER BY rowid`
         const nodes = yield* decodeRows(rows, vectors)
@@ -464,7 +468,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         for (const chunk of chunks([...new Set(ids)])) {
           const rows = yield* sql<NodeRow & VectorColumns>`SELECT n.id, n.data, v.embedding, v.embed_dim FROM nodes n
             LEFT JOIN node_vectors v ON v.node_id = n.id WHERE n.id IN ${sql.in(chunk)}`
-          for (const [id, n] of yield* decodeRows(rows, new Map(rows.map((r) => [r.id, r])))) found.set(id, n)
+          for (const [id, n] of yield* decodeRows(rows, vectorsById(rows.map((r) => ({ ...r, node_id: r.id }))))) found.set(id, n)
         }
         return found
       })

@@ -259,14 +259,19 @@ const isCompleteStoredNode = (u: unknown, needEmbedding: boolean): u is StoredNo
 
 /** Decodes one stored node, or says which field is wrong. `embedding` (SQLite BLOB) overrides the stored array. */
 export const decodeNode = (u: unknown, embedding?: Float32Array | null): Either.Either<MemoryNode, string> => {
-  const filled = withRowDefaults(u)
-  if (isCompleteStoredNode(filled, embedding === undefined)) {
-    return Either.right(nodeFromStored(filled, embedding))
+  if (isCompleteStoredNode(u, embedding === undefined)) {
+    return Either.right(nodeFromStored(u, embedding))
   }
   return Either.match(decodeStoredNode(u), {
     onLeft: (e) => Either.left(describeParseError(e)),
     onRight: (s) => Either.right(nodeFromStored(s, embedding))
   })
+}
+
+/** Decodes one SQL row's node (nodeToRow's JSON: fields at their defaults left out), vector given apart. */
+export const decodeRowNode = (u: unknown, embedding: Float32Array | null): Either.Either<MemoryNode, string> => {
+  const filled = withRowDefaults(u)
+  return isCompleteStoredNode(filled, false) ? Either.right(nodeFromStored(filled, embedding)) : decodeNode(u, embedding)
 }
 
 /**

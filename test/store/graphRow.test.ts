@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either } from "effect"
 import { makeNode, type MemoryNode } from "../../src/domain/Node.js"
-import { decodeNode, nodeToRow, nodeToStored } from "../../src/store/graphSerialization.js"
+import { decodeNode, decodeRowNode, nodeToRow, nodeToStored } from "../../src/store/graphSerialization.js"
 import { fullNode, plainNode } from "../support/graphFixtures.js"
 
-const viaRow = (n: MemoryNode) => decodeNode(JSON.parse(JSON.stringify(nodeToRow(n))), n.embedding)
+const viaRow = (n: MemoryNode) => decodeRowNode(JSON.parse(JSON.stringify(nodeToRow(n))), n.embedding)
 
 describe("a node's SQL row", () => {
   it("leaves out the fields at their defaults", () => {

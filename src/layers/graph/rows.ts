@@ -43,6 +43,24 @@ export const rowVector = (bytes: unknown, dim: unknown, out?: Float32Array): Flo
   bytes instanceof Uint8Array && typeof dim === "number" ? decodeVector(bytes, dim, out) : null
 
 /**
+ * The embeddings of many rows (as rowVector), decoded into one shared array: one allocation instead of one
+ * typed array per row (which cost more than the decoding at 100k rows).
+ */
+export const rowVectors = (rows: ReadonlyArray<{ readonly embedding: unknown; readonly embed_dim: unknown }>): Array<Float32Array | null> => {
+  let total = 0
+  for (const r of rows) if (typeof r.embed_dim === "number" && r.embed_dim > 0) total += r.embed_dim
+  const all = new Float32Array(total)
+  let at = 0
+  return rows.map((r) => {
+    const dim = r.embed_dim
+    if (typeof dim !== "number" || dim <= 0 || !Number.isInteger(dim)) return rowVector(r.embedding, dim)
+    const v = rowVector(r.embedding, dim, all.subarray(at, at + dim))
+    if (v !== null) at += dim
+    return v
+  })
+}
+
+/**
  * The changes with each upserted node's embedding as it reads back from a row: a process's cached graph
  * then holds the vectors any other process reads.
  */
