@@ -3,7 +3,6 @@ import { analyze } from "../../search/IndexAnalyzer.js"
 import { LexicalIndex } from "../../search/LexicalIndex.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
 import { ANALYZER_ID, indexedText } from "../../search/indexedText.js"
-import { storedVector } from "../../store/compactVector.js"
 import { refKey } from "./rank.js"
 
 /** One raw-log message as retrieval keeps it. */
@@ -203,15 +202,11 @@ export class RawLogView {
     return Array.from(this.unembedded, (key) => this.docs.get(key)!)
   }
 
-  /**
-   * Sets message vectors; `fresh` ones (computed now, not loaded) are handed to the next save, and held as
-   * they will read back from it (compact), so this process ranks as the next one will.
-   */
+  /** Sets message vectors; `fresh` ones (computed now, not loaded) are handed to the next save. */
   addVectors(docs: ReadonlyArray<RawDoc>, vectors: ReadonlyArray<Float32Array>, fresh = true): void {
     docs.forEach((doc, i) => {
-      const given = vectors[i]
-      if (given === undefined || given.length === 0 || !this.docs.has(doc.key)) return
-      const v = fresh ? storedVector(given) : given
+      const v = vectors[i]
+      if (v === undefined || v.length === 0 || !this.docs.has(doc.key)) return
       if (this.vectors === null) this.vectors = new VectorIndex(v.length)
       if (v.length !== this.vectors.dim) return
       this.vectors.add(doc.key, v)
