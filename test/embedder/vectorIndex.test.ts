@@ -1,18 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { VectorIndex } from "../../src/search/VectorIndex.js"
+import { mulberry32, unit } from "../support/randomVectors.js"
 
-// Deterministic PRNG so a failure reproduces.
-const mulberry32 = (seed: number) => () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-}
-const unit = (rand: () => number, dim: number) => {
-  const v = Float32Array.from({ length: dim }, () => rand() - 0.5)
-  const n = Math.hypot(...v)
-  return v.map((x) => x / n)
-}
 
 /** The obvious implementation: score every vector in float64, sort. */
 const naive = (data: Map<string, Float32Array>, q: Float32Array, k: number, filter?: (id: string) => boolean) =>
