@@ -6,6 +6,15 @@ import { runAwhm, scopedTempDir } from "../support/cli.js"
 import { testCluster } from "../support/pgCluster.js"
 import { freshNamespace, grantNamespace, openTestDatabase } from "../support/postgres.js"
 
+/** What a migrate of one session says on stderr, one line per step. */
+const progressLines = (graph: { readonly nodes: number; readonly edges: number }, messages: number) =>
+  [
+    `awhm migrate: graph: ${graph.nodes} nodes, ${graph.edges} edges`,
+    `awhm migrate: [1/1] session s/1: ${messages} messages`,
+    "awhm migrate: consolidation progress: 1 sessions",
+    ""
+  ].join("\n")
+
 const awhm = (args: ReadonlyArray<string>, dataDir: string, env: Record<string, string> = {}) =>
   Effect.promise(() => runAwhm(args, { dataDir, env }))
 
@@ -33,14 +42,7 @@ describe("awhm migrate --from postgres (the reverse)", () => {
       expect(first.code).toBe(0)
       const report = { namespace: ns, nodes: pgStatus.nodes, edges: pgStatus.edges, sessions: 1, messages: 2 }
       expect(JSON.parse(first.stdout)).toEqual(report)
-      expect(first.stderr).toBe(
-        [
-          `awhm migrate: graph: ${pgStatus.nodes} nodes, ${pgStatus.edges} edges`,
-          "awhm migrate: [1/1] session s/1: 2 messages",
-          "awhm migrate: consolidation progress: 1 sessions",
-          ""
-        ].join("\n")
-      )
+      expect(first.stderr).toBe(progressLines(pgStatus, 2))
       expect(fs.statSync(into).mode & 0o777).toBe(0o700)
       const again = yield* awhm(args, into, { AWHM_POSTGRES_URL: url })
       expect(JSON.parse(again.stdout)).toEqual(report)
@@ -93,14 +95,7 @@ describe("awhm migrate --to postgres", () => {
       expect(first.code).toBe(0)
       const report = { namespace: ns, nodes: localStatus.nodes, edges: localStatus.edges, sessions: 1, messages: 3 }
       expect(JSON.parse(first.stdout)).toEqual(report)
-      expect(first.stderr).toBe(
-        [
-          `awhm migrate: graph: ${localStatus.nodes} nodes, ${localStatus.edges} edges`,
-          "awhm migrate: [1/1] session s/1: 3 messages",
-          "awhm migrate: consolidation progress: 1 sessions",
-          ""
-        ].join("\n")
-      )
+      expect(first.stderr).toBe(progressLines(localStatus, 3))
       const again = yield* awhm(args, local, env)
       expect(JSON.parse(again.stdout)).toEqual(report)
 
