@@ -1,3 +1,4 @@
+import * as fs from "node:fs"
 import { dataPaths } from "../../store/paths.js"
 import { makeGraphStoreJson } from "../GraphStoreJson.js"
 import { makeGraphStoreSqlite } from "../GraphStoreSqlite.js"
@@ -11,4 +12,10 @@ export const openGraphStoreFile = (backend: "sqlite" | "json", dataDir: string) 
   return backend === "sqlite"
     ? makeGraphStoreSqlite({ file: paths.graphSqlite, importJson: null, snapshotsDir: paths.snapshots })
     : makeGraphStoreJson({ file: paths.graphJson, lockFile: paths.graphLock, snapshotsDir: paths.snapshots, importSqlite: null })
+}
+
+/** Which graph file a data dir holds (SQLite first, as the layers open it), or null when it has none. */
+export const graphFileKind = (dataDir: string): "sqlite" | "json" | null => {
+  const paths = dataPaths(dataDir)
+  return fs.existsSync(paths.graphSqlite) ? "sqlite" : fs.existsSync(paths.graphJson) ? "json" : null
 }

@@ -1,4 +1,3 @@
-import * as fs from "node:fs"
 import { Effect, Layer } from "effect"
 import type { SessionProgress } from "../../domain/Progress.js"
 import { nowIso } from "../../domain/time.js"
@@ -9,7 +8,7 @@ import { readProgress, withConsolidationLock, writeProgress } from "../../store/
 import { ConfigFromValues } from "../ConfigLive.js"
 import { makeConsolidationProgressPostgres } from "../ConsolidationProgressPostgres.js"
 import { makeGraphStorePostgres } from "../GraphStorePostgres.js"
-import { openGraphStoreFile } from "../graph/openStore.js"
+import { graphFileKind, openGraphStoreFile } from "../graph/openStore.js"
 import { RawLogLive } from "../RawLogLive.js"
 import { makeRawLogPostgres } from "../RawLogPostgres.js"
 import { copyLog } from "./copyLog.js"
@@ -31,7 +30,7 @@ export const exportNamespace = (
   Effect.gen(function* () {
     const paths = dataPaths(dataDir)
     yield* Effect.try({ try: () => ensurePrivateDir(dataDir), catch: (e) => db.fail(`create ${dataDir}`)(e) })
-    const kind = fs.existsSync(paths.graphSqlite) ? "sqlite" : fs.existsSync(paths.graphJson) ? "json" : backend
+    const kind = graphFileKind(dataDir) ?? backend
     const graph = yield* (yield* makeGraphStorePostgres(db, { vacuumOnScrub: false })).load()
     const progress = yield* makeConsolidationProgressPostgres(db).pipe(Effect.flatMap((p) => p.read), Effect.mapError(db.fail("read consolidation progress")))
 

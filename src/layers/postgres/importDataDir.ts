@@ -1,4 +1,3 @@
-import * as fs from "node:fs"
 import { Effect, Layer } from "effect"
 import { nowIso } from "../../domain/time.js"
 import { dataPaths } from "../../store/paths.js"
@@ -6,7 +5,7 @@ import { readProgress } from "../../store/progress.js"
 import { RawLog } from "../../services/RawLog.js"
 import { ConfigFromValues } from "../ConfigLive.js"
 import { makeGraphStorePostgres } from "../GraphStorePostgres.js"
-import { openGraphStoreFile } from "../graph/openStore.js"
+import { graphFileKind, openGraphStoreFile } from "../graph/openStore.js"
 import { RawLogLive } from "../RawLogLive.js"
 import { makeRawLogPostgres } from "../RawLogPostgres.js"
 import { copyLog } from "./copyLog.js"
@@ -30,7 +29,7 @@ export const importDataDir = (db: PostgresDatabaseShape, dataDir: string, onProg
   Effect.gen(function* () {
     const { sql, writeNamespace: ns, fail } = db
     const paths = dataPaths(dataDir)
-    const backend = fs.existsSync(paths.graphSqlite) ? "sqlite" : fs.existsSync(paths.graphJson) ? "json" : null
+    const backend = graphFileKind(dataDir)
     const graph = backend === null ? { nodes: new Map(), edges: [] } : yield* Effect.scoped(Effect.flatMap(openGraphStoreFile(backend, dataDir), (s) => s.load()))
     const store = yield* makeGraphStorePostgres(db, { vacuumOnScrub: false })
     // Upserts by id: what the namespace already holds need not be read first.
