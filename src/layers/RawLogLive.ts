@@ -173,17 +173,19 @@ export const RawLogLive = Layer.effect(
             yield* warnDamaged(file, parsed.damagedLines)
             const held = new Set(parsed.entries.map((e) => e.index))
             const added = copy.entries.filter((e) => !held.has(e.index)).map((e) => new RawLogEntry({ ...e, session_id: copy.sessionId }))
-            const next = Math.max(copy.nextIndex, nextIndexOf(copy.sessionId))
+            // The file was just read whole: its last index and the mark give the session's next index.
+            const all = [...parsed.entries, ...added].sort((a, b) => a.index - b.index)
+            const lastPlusOne = all.length === 0 ? 0 : all[all.length - 1]!.index + 1
+            const next = Math.max(copy.nextIndex, readMark(copy.sessionId), lastPlusOne)
             yield* Effect.try({
               try: () => {
                 ensurePrivateDir(paths.logs)
                 if (added.length > 0) {
-                  const all = [...parsed.entries, ...added].sort((a, b) => a.index - b.index)
                   atomicWriteFileSync(file, all.map(toLine).join(""))
                   const mtime = new Date(copy.modifiedAtMs)
                   fs.utimesSync(file, mtime, mtime)
                 }
-                if (next > readLogTail(file).nextIndex) atomicWriteFileSync(markFile(copy.sessionId), String(next))
+                if (next > lastPlusOne) atomicWriteFileSync(markFile(copy.sessionId), String(next))
               },
               catch: storageError("copy into", file)
             })
