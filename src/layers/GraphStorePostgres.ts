@@ -1,4 +1,5 @@
 import * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either, Layer, Option, Predicate } from "effect"
 import { CorruptFile, StorageError } from "../domain/errors.js"
 import type { Edge, Graph, MemoryNode } from "../domain/Node.js"
@@ -6,19 +7,17 @@ import { decodeRowNode, nodeToRow } from "../store/graphSerialization.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { GraphStore, type GraphChanges, type GraphStoreShape } from "../services/GraphStore.js"
 import { applyChanges, copyGraph, edgeKey, isEmptyChange } from "./graph/applyChanges.js"
-import { MemoryGraphSearch } from "./graph/memorySearch.js"
 import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
 import { PostgresDatabase, type PostgresDatabaseShape } from "./postgres/PostgresDatabase.js"
 import { asStored, chunks, rowVector, sourceRows, vectorBytes } from "./graph/rows.js"
+import { ANALYZER_ID, type EdgeRow, lastByKey, makePostgresGraphSearch, searchColumns, toEdge } from "./postgres/graphSearch.js"
 
 /** The tables a hard delete removes rows from: VACUUM turns their dead tuples into free space. */
 const TOUCHED_BY_DELETE = ["nodes", "node_sources", "edges", "graph_deletions", "messages", "log_sessions"] as const
 
-/** The last of each key wins, at the place of its first occurrence (one statement may not touch a row twice). */
-const lastByKey = <A>(items: ReadonlyArray<A>, key: (a: A) => string): Array<A> => {
-  const map = new Map<string, A>()
-  for (const a of items) map.set(key(a), a)
-  return Array.from(map.values())
+interface LexicalDelta {
+  docs: number
+  total: number
 }
 
 interface NodeRow {
@@ -41,16 +40,6 @@ interface VersionRow {
   readonly version: string
   readonly reset_at: string
 }
-
-interface EdgeRow {
-  readonly source: string
-  readonly target: string
-  readonly type: Edge["type"]
-  readonly weight: number
-  readonly created_at: string
-}
-
-const toEdge = (r: EdgeRow): Edge => ({ source: r.source, target: r.target, type: r.type, weight: r.weight, createdAt: r.created_at })
 
 /**
  * The graph in PostgreSQL: the nodes of every namespace this client reads, written only into its write
@@ -89,7 +78,15 @@ export const makeGraphStorePostgres = (
 
     // ---- writes (inside a transaction holding the namespace's lock) ----
 
-    const writeNodes = (all: ReadonlyArray<MemoryNode>, version: number) =>
+    /** The namespace's BM25 statistics (rows with terms, their total length) moved by this much. */
+    const addLexicalStats = (d: LexicalDelta) =>
+      d.docs === 0 && d.total === 0
+        ? Effect.void
+        : sql`INSERT INTO awhm.lexical_stats (namespace, analyzer, docs, total) VALUES (${ns}, ${ANALYZER_ID}, ${d.docs}, ${d.total})
+            ON CONFLICT (namespace) DO UPDATE SET docs = awhm.lexical_stats.docs + excluded.docs,
+              total = awhm.lexical_stats.total + excluded.total`
+
+    const writeNodes = (all: ReadonlyArray<MemoryNode>, version: number, stats: LexicalDelta) =>
       Effect.forEach(
         chunks(lastByKey(all.filter((n) => !foreign(n.id)), (n) => n.id), 200),
         (chunk) =>
@@ -103,12 +100,20 @@ export const makeGraphStorePostgres = (
               canonical_key: n.canonicalKey,
               embedding: n.embedding === null ? null : vectorBytes(n.embedding),
               embed_dim: n.embedding === null ? null : n.embedding.length,
-              embed_model: n.embedModel
+              embed_model: n.embedModel,
+              ...searchColumns(n)
             }))
+            const before = yield* sql<{ lex_len: number | null }>`SELECT lex_len FROM awhm.nodes
+              WHERE namespace = ${ns} AND id = ANY (${chunk.map((n) => n.id)}) AND lex_len IS NOT NULL`
+            stats.docs += rows.length - before.length
+            for (const r of rows) stats.total += r.lex_len
+            for (const r of before) stats.total -= r.lex_len ?? 0
             yield* sql`INSERT INTO awhm.nodes ${sql.insert(rows)}
               ON CONFLICT (namespace, id) DO UPDATE SET changed_at = excluded.changed_at, data = excluded.data, status = excluded.status,
                 canonical_key = excluded.canonical_key, embedding = excluded.embedding, embed_dim = excluded.embed_dim,
-                embed_model = excluded.embed_model`
+                embed_model = excluded.embed_model, lex_terms = excluded.lex_terms, lex_len = excluded.lex_len,
+                window_start = excluded.window_start, valid_to = excluded.valid_to, scope = excluded.scope,
+                access_count = excluded.access_count`
             const ids = chunk.map((n) => n.id)
             yield* sql`DELETE FROM awhm.node_sources WHERE namespace = ${ns} AND node_id = ANY (${ids})`
             const sources = chunk.flatMap(sourceRows)
@@ -122,21 +127,30 @@ export const makeGraphStorePostgres = (
         { discard: true }
       )
 
-    const deleteNodes = (ids: ReadonlyArray<string>, version: number) =>
+    const deleteNodes = (ids: ReadonlyArray<string>, version: number, stats: LexicalDelta) =>
       Effect.gen(function* () {
-        const theirs = ids.filter(foreign)
-        if (theirs.length > 0) {
-          return yield* new StorageError({
-            operation: "save",
-            path: where,
-            message: `node ${theirs[0]} belongs to namespace ${namespaceOf.get(theirs[0]!)}; this client writes only ${ns}`
-          })
-        }
         for (const chunk of chunks(ids)) {
           const list = [...chunk]
+          // A node only another namespace holds is read-only here (whether or not this process has read it).
+          const [theirs] = yield* sql<{ id: string; namespace: string }>`SELECT o.id, o.namespace FROM awhm.nodes o
+            WHERE o.namespace = ANY (${readNamespaces}) AND o.namespace <> ${ns} AND o.id = ANY (${list})
+              AND NOT EXISTS (SELECT 1 FROM awhm.nodes m WHERE m.namespace = ${ns} AND m.id = o.id) LIMIT 1`
+          if (theirs !== undefined) {
+            return yield* new StorageError({
+              operation: "save",
+              path: where,
+              message: `node ${theirs.id} belongs to namespace ${theirs.namespace}; this client writes only ${ns}`
+            })
+          }
           yield* sql`DELETE FROM awhm.edges WHERE namespace = ${ns} AND (source = ANY (${list}) OR target = ANY (${list}))`
           yield* sql`DELETE FROM awhm.node_sources WHERE namespace = ${ns} AND node_id = ANY (${list})`
-          const gone = yield* sql<{ id: string }>`DELETE FROM awhm.nodes WHERE namespace = ${ns} AND id = ANY (${list}) RETURNING id`
+          const gone = yield* sql<{ id: string; lex_len: number | null }>`DELETE FROM awhm.nodes WHERE namespace = ${ns} AND id = ANY (${list})
+            RETURNING id, lex_len`
+          for (const r of gone) {
+            if (r.lex_len === null) continue
+            stats.docs -= 1
+            stats.total -= r.lex_len
+          }
           if (gone.length > 0) {
             yield* sql`INSERT INTO awhm.graph_deletions (namespace, version, node_id) SELECT ${ns}, ${version}, unnest(${gone.map((r) => r.id)}::text[])`
           }
@@ -165,9 +179,11 @@ export const makeGraphStorePostgres = (
     const writeChanges = (changes: GraphChanges, reset = false) =>
       Effect.gen(function* () {
         const version = yield* bumpVersion(reset)
-        if (changes.deleteNodes && changes.deleteNodes.length > 0) yield* deleteNodes(changes.deleteNodes, version)
-        if (changes.upsertNodes && changes.upsertNodes.length > 0) yield* writeNodes(changes.upsertNodes, version)
+        const stats: LexicalDelta = { docs: 0, total: 0 }
+        if (changes.deleteNodes && changes.deleteNodes.length > 0) yield* deleteNodes(changes.deleteNodes, version, stats)
+        if (changes.upsertNodes && changes.upsertNodes.length > 0) yield* writeNodes(changes.upsertNodes, version, stats)
         if (changes.addEdges && changes.addEdges.length > 0) yield* writeEdges(changes.addEdges, version)
+        yield* addLexicalStats(stats)
         return version
       })
 
@@ -261,9 +277,41 @@ export const makeGraphStorePostgres = (
         return { graph: { nodes: graph.nodes, edges }, withEmbeddings: state.withEmbeddings, versions } satisfies CacheState
       })
 
+    /**
+     * Rows of the write namespace without search columns (written before they existed, or under another
+     * analyzer) get them, under the namespace's lock, once: every later write keeps them.
+     */
+    const indexUnindexedRows = Effect.gen(function* () {
+      const [state] = yield* sql<{ analyzer: string | null; unindexed: boolean }>`SELECT
+        (SELECT analyzer FROM awhm.lexical_stats WHERE namespace = ${ns}) AS analyzer,
+        EXISTS (SELECT 1 FROM awhm.nodes WHERE namespace = ${ns} AND lex_terms IS NULL) AS unindexed`
+      const stale = state?.analyzer != null && state.analyzer !== ANALYZER_ID
+      if (!stale && state?.unindexed !== true) return
+      yield* sql.withTransaction(
+        Effect.gen(function* () {
+          yield* lockNamespace
+          if (stale) {
+            yield* sql`UPDATE awhm.nodes SET lex_terms = NULL, lex_len = NULL WHERE namespace = ${ns}`
+            yield* sql`DELETE FROM awhm.lexical_stats WHERE namespace = ${ns}`
+          }
+          for (;;) {
+            const rows = yield* sql<NodeRow>`SELECT namespace, id, data FROM awhm.nodes WHERE namespace = ${ns} AND lex_terms IS NULL LIMIT 1000`
+            if (rows.length === 0) return
+            const columns = [...(yield* decodeRows(rows, false)).values()].map((n) => ({ id: n.id, ...searchColumns(n) }))
+            yield* sql`UPDATE awhm.nodes n SET lex_terms = CASE WHEN v.t = '' THEN '{}'::text[] ELSE string_to_array(v.t, ' ') END,
+                lex_len = v.l, window_start = v.w, valid_to = v.vt, scope = v.sc, access_count = v.a
+              FROM unnest(${columns.map((c) => c.id)}::text[], ${columns.map((c) => c.lex_terms.join(" "))}::text[],
+                ${columns.map((c) => c.lex_len)}::int[], ${columns.map((c) => c.window_start)}::text[],
+                ${columns.map((c) => c.valid_to)}::text[], ${columns.map((c) => c.scope)}::text[],
+                ${columns.map((c) => c.access_count)}::int[]) AS v(id, t, l, w, vt, sc, a)
+              WHERE n.namespace = ${ns} AND n.id = v.id`
+            yield* addLexicalStats({ docs: columns.length, total: columns.reduce((sum, c) => sum + c.lex_len, 0) })
+          }
+        })
+      )
+    })
+
     let cache: CacheState | null = null
-    // Bumped whenever the cached graph changes: the in-process search indexes follow it.
-    let searchVersion = 0
 
     /** The current graph: the cache refreshed with what changed since it was read, or a full read. */
     const currentGraph = (withEmbeddings: boolean) =>
@@ -277,7 +325,6 @@ export const makeGraphStorePostgres = (
           withEmbeddings,
           versions: new Map([...current].map(([n, v]) => [n, v.version] as const))
         }
-        if (next !== base) searchVersion++
         cache = next
         return next
       })
@@ -314,7 +361,6 @@ export const makeGraphStorePostgres = (
             const version = yield* writeChanges(changes, reset)
             if (start !== null && !nested && !reset && start.versions.get(ns) === version - 1) {
               applyChanges(start.graph, changes)
-              searchVersion++
               next = { ...start, versions: new Map(start.versions).set(ns, version) }
             }
             return a
@@ -324,17 +370,41 @@ export const makeGraphStorePostgres = (
         return a
       })
 
-    // Candidates are scored in the process over the cached graph, which follows the database by reading
-    // only the rows changed since (so a query reads the namespace once, then only what others wrote).
-    const search = new MemoryGraphSearch()
-    const searchNow = readTransaction(currentGraph(true)).pipe(
-      Effect.map((state) => {
-        search.use(state.graph, searchVersion)
-        return search
-      }),
-      Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("search")(e)))
+    const search = makePostgresGraphSearch({ sql, readNamespaces, writeNamespace: ns, readVersions })
+    const changeStamp = Effect.map(
+      sql<{ stamp: string | null }>`SELECT string_agg(namespace || ':' || version, ',' ORDER BY namespace) AS stamp
+        FROM awhm.graph_versions WHERE namespace = ANY (${readNamespaces})`,
+      ([row]) => row?.stamp ?? ""
     )
+    let p90Cache: { readonly stamp: string; readonly value: number } | null = null
+    const accessP90 = Effect.gen(function* () {
+      const stamp = yield* changeStamp
+      if (p90Cache === null || p90Cache.stamp !== stamp) p90Cache = { stamp, value: yield* search.accessP90 }
+      return p90Cache.value
+    })
+    yield* indexUnindexedRows.pipe(Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("open")(e))))
+
     const pending = new PendingReinforcement()
+    const readFailure = (operation: string) => (e: SqlError | CorruptFile | StorageError) =>
+      e instanceof CorruptFile || e instanceof StorageError ? e : fail(operation)(e)
+
+    /** Nodes by id (vectors included) as stored. */
+    const nodesById = (ids: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        const found = new Map<string, MemoryNode>()
+        for (const chunk of chunks([...new Set(ids)])) {
+          const rows = yield* sql<NodeRow>`SELECT namespace, id, data, embedding, embed_dim FROM awhm.nodes
+            WHERE namespace = ANY (${readNamespaces}) AND id = ANY (${[...chunk]}) ORDER BY seq`
+          for (const [id, n] of yield* decodeRows(rows, true)) found.set(id, n)
+        }
+        return found
+      })
+    /** The nodes found, in the order of `ids`, with this process's pending reinforcement. */
+    const inOrder = (ids: ReadonlyArray<string>, found: ReadonlyMap<string, MemoryNode>) =>
+      ids.flatMap((id) => {
+        const n = found.get(id)
+        return n === undefined ? [] : [pending.overlay(n)]
+      })
 
     const shape: Omit<GraphStoreShape, "lexicalTopK" | "vectorTopK" | "neighbours" | "bySlot" | "fromMessages" | "accessP90" | "changeStamp" | "reinforce" | "flushReinforcement"> = {
       backend: "postgres",
@@ -344,19 +414,7 @@ export const makeGraphStorePostgres = (
           Effect.map((state) => pending.overlayGraph(state.graph)),
           Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("load")(e)))
         ),
-      getNodes: (ids) =>
-        Effect.gen(function* () {
-          const found = new Map<string, MemoryNode>()
-          for (const chunk of chunks(ids)) {
-            const rows = yield* sql<NodeRow>`SELECT namespace, id, data, embedding, embed_dim FROM awhm.nodes
-              WHERE namespace = ANY (${readNamespaces}) AND id = ANY (${[...chunk]}) ORDER BY seq`
-            for (const [id, n] of yield* decodeRows(rows, true)) found.set(id, n)
-          }
-          return ids.flatMap((id) => {
-            const n = found.get(id)
-            return n === undefined ? [] : [pending.overlay(n)]
-          })
-        }).pipe(Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("read")(e)))),
+      getNodes: (ids) => Effect.map(nodesById(ids), (found) => inOrder(ids, found)).pipe(Effect.mapError(readFailure("read"))),
       counts: readTransaction(
         Effect.gen(function* () {
           const [nodes] = yield* sql<{ n: number }>`SELECT count(DISTINCT id)::int AS n FROM awhm.nodes WHERE namespace = ANY (${readNamespaces})`
@@ -386,6 +444,7 @@ export const makeGraphStorePostgres = (
             yield* sql`DELETE FROM awhm.edges WHERE namespace = ${ns}`
             yield* sql`DELETE FROM awhm.node_sources WHERE namespace = ${ns}`
             yield* sql`DELETE FROM awhm.nodes WHERE namespace = ${ns}`
+            yield* sql`DELETE FROM awhm.lexical_stats WHERE namespace = ${ns}`
             for (const [id, owner] of namespaceOf) if (owner === ns) namespaceOf.delete(id)
             return [undefined, { upsertNodes: Array.from(graph.nodes.values()), addEdges: graph.edges }] as const
           }),
@@ -405,26 +464,38 @@ export const makeGraphStorePostgres = (
     const flushReinforcement: Effect.Effect<void, StorageError | CorruptFile> = Effect.suspend(() => {
       if (pending.size === 0) return Effect.void
       const taken = pending.take()
-      return shape
-        .update((g) => Effect.succeed([undefined, { upsertNodes: reinforced(taken, (id) => g.nodes.get(id)) }] as const))
-        .pipe(Effect.tapError(() => Effect.sync(() => pending.restore(taken))))
+      return writeTransaction(
+        Effect.map(nodesById([...taken.keys()]), (fresh) => [undefined, { upsertNodes: reinforced(taken, (id) => fresh.get(id)) }] as const),
+        () => cache
+      ).pipe(
+        Effect.tapError(() => Effect.sync(() => pending.restore(taken))),
+        Effect.mapError(readFailure("save"))
+      )
     })
     yield* flushPeriodically(flushReinforcement, options.reinforceFlushMs ?? REINFORCE_FLUSH_MS)
 
     return GraphStore.of({
       ...shape,
-      lexicalTopK: (q) => Effect.map(searchNow, (s) => s.lexicalTopK(q)),
-      vectorTopK: (q) => Effect.map(searchNow, (s) => s.vectorTopK(q)),
-      neighbours: (ids) => Effect.map(searchNow, (s) => s.neighbours(ids)),
-      bySlot: (keys) => Effect.map(searchNow, (s) => s.bySlot(keys).map((n) => pending.overlay(n))),
-      fromMessages: (refs) => Effect.map(searchNow, (s) => s.fromMessages(refs).map(({ ref, node }) => ({ ref, node: pending.overlay(node) }))),
-      accessP90: Effect.map(searchNow, (s) => s.accessP90()),
+      lexicalTopK: (q) => search.lexicalTopK(q).pipe(Effect.mapError(fail("search"))),
+      vectorTopK: (q) => search.vectorTopK(q).pipe(Effect.mapError(fail("search"))),
+      neighbours: (ids) => search.neighbours(ids).pipe(Effect.mapError(fail("search"))),
+      bySlot: (keys) =>
+        Effect.gen(function* () {
+          const ids = yield* search.slotIds(keys)
+          return inOrder(ids, yield* nodesById(ids))
+        }).pipe(Effect.mapError(readFailure("search"))),
+      fromMessages: (refs) =>
+        Effect.gen(function* () {
+          const pairs = yield* search.messageSources(refs)
+          const found = yield* nodesById(pairs.map((p) => p.id))
+          return pairs.flatMap(({ ref, id }) => {
+            const n = found.get(id)
+            return n === undefined ? [] : [{ ref, node: pending.overlay(n) }]
+          })
+        }).pipe(Effect.mapError(readFailure("search"))),
+      accessP90: accessP90.pipe(Effect.mapError(fail("search"))),
       // The versions of the namespaces read: they move with every commit of any process.
-      changeStamp: Effect.map(
-        sql<{ stamp: string | null }>`SELECT string_agg(namespace || ':' || version, ',' ORDER BY namespace) AS stamp
-          FROM awhm.graph_versions WHERE namespace = ANY (${readNamespaces})`,
-        ([row]) => row?.stamp ?? ""
-      ).pipe(Effect.mapError(fail("search"))),
+      changeStamp: changeStamp.pipe(Effect.mapError(fail("search"))),
       reinforce: (items) => Effect.sync(() => pending.add(items)),
       flushReinforcement
     })

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { NAMESPACED_TABLES } from "./migrations/0001_create_schema.js"
+import { NAMESPACED_TABLES } from "./migrations/namespacePolicies.js"
 import type { PostgresDatabaseShape } from "./PostgresDatabase.js"
 
 /**

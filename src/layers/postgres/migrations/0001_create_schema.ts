@@ -1,20 +1,9 @@
 import * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
+import { NAMESPACED_TABLES, namespacePolicies } from "./namespacePolicies.js"
 
-/** Every table that holds namespaced rows: each gets the same four row-level security policies. */
-export const NAMESPACED_TABLES = [
-  "nodes",
-  "node_sources",
-  "edges",
-  "graph_versions",
-  "graph_deletions",
-  "log_sessions",
-  "messages",
-  "consolidation_progress",
-  "tombstones",
-  "deletion_ledger",
-  "namespace_meta"
-] as const
+/** The namespaced tables this migration creates (later ones add the rest): each gets the same four policies. */
+const TABLES = NAMESPACED_TABLES.filter((t) => t !== "lexical_stats")
 
 /**
  * The schema `awhm`. Isolation is the database's: every row names its namespace, and the policies
@@ -149,18 +138,5 @@ export default Effect.gen(function* () {
     PRIMARY KEY (namespace, key)
   )`
 
-  for (const table of NAMESPACED_TABLES) {
-    const t = `awhm.${table}`
-    // FORCE: the owner is held to the policies too (only superusers and BYPASSRLS roles are not).
-    yield* sql.unsafe(`ALTER TABLE ${t} ENABLE ROW LEVEL SECURITY`)
-    yield* sql.unsafe(`ALTER TABLE ${t} FORCE ROW LEVEL SECURITY`)
-    // The (SELECT ...) makes each an init plan: computed once per statement, not once per row.
-    yield* sql.unsafe(`CREATE POLICY ns_select ON ${t} FOR SELECT USING (namespace = ANY ((SELECT awhm.readable_namespaces())::text[]))`)
-    yield* sql.unsafe(`CREATE POLICY ns_insert ON ${t} FOR INSERT WITH CHECK (namespace = (SELECT awhm.write_namespace()))`)
-    yield* sql.unsafe(
-      `CREATE POLICY ns_update ON ${t} FOR UPDATE USING (namespace = (SELECT awhm.write_namespace())) WITH CHECK (namespace = (SELECT awhm.write_namespace()))`
-    )
-    yield* sql.unsafe(`CREATE POLICY ns_delete ON ${t} FOR DELETE USING (namespace = (SELECT awhm.write_namespace()))`)
-    yield* sql.unsafe(`GRANT SELECT, INSERT, UPDATE, DELETE ON ${t} TO PUBLIC`)
-  }
+  for (const table of TABLES) yield* namespacePolicies(table)
 })

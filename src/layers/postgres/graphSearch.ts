@@ -1,0 +1,274 @@
+// Candidate search in PostgreSQL: BM25 over each row's analyzed terms (GIN-indexed), the filter, slots,
+// neighbours and source messages as queries, so a query reads the rows of its candidates, never a whole
+// namespace. Vectors (bytea, no pgvector in Debian 12) are scored in the process, from a copy that follows
+// the database by reading only the rows changed since.
+import type * as SqlClient from "@effect/sql/SqlClient"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
+import type { SourceRef } from "../../domain/Message.js"
+import type { Edge, MemoryNode } from "../../domain/Node.js"
+import type { NodeFilter } from "../../domain/nodeFilter.js"
+import { windowStart } from "../../domain/validity.js"
+import { bm25Score } from "../../search/bm25.js"
+import { analyze } from "../../search/IndexAnalyzer.js"
+import { ANALYZER_ID, indexedText } from "../../search/indexedText.js"
+import { VectorIndex } from "../../search/VectorIndex.js"
+import type { LexicalQuery, ScoredId, VectorQuery } from "../../services/GraphStore.js"
+import { edgeKey } from "../graph/applyChanges.js"
+import { chunks, rowVector } from "../graph/rows.js"
+import { preselect } from "../graph/sqliteSearch.js"
+
+export { ANALYZER_ID }
+
+/** The search columns of a node row: its analyzed terms (as LexicalIndex indexes them) and what a filter reads. */
+export const searchColumns = (n: MemoryNode) => {
+  const terms = analyze(indexedText(n.content, windowStart(n)))
+  return {
+    lex_terms: terms,
+    lex_len: terms.length,
+    window_start: windowStart(n),
+    valid_to: n.validTo,
+    scope: n.scope,
+    access_count: n.accessCount
+  }
+}
+
+export interface EdgeRow {
+  readonly source: string
+  readonly target: string
+  readonly type: Edge["type"]
+  readonly weight: number
+  readonly created_at: string
+}
+
+export const toEdge = (r: EdgeRow): Edge => ({ source: r.source, target: r.target, type: r.type, weight: r.weight, createdAt: r.created_at })
+
+/** The last of each key wins, at the place of its first occurrence. */
+export const lastByKey = <A>(items: ReadonlyArray<A>, key: (a: A) => string): Array<A> => {
+  const map = new Map<string, A>()
+  for (const a of items) map.set(key(a), a)
+  return Array.from(map.values())
+}
+
+/** The filter as a condition on `awhm.nodes n` (domain/nodeFilter `admits`). */
+const filterSql = (sql: SqlClient.SqlClient, f: NodeFilter) => {
+  const parts = []
+  if (f.scope !== null) parts.push(sql`(n.scope IS NULL OR n.scope = ${f.scope})`)
+  if (f.asOf !== null) parts.push(sql`n.window_start <= ${f.asOf} AND (n.valid_to IS NULL OR ${f.asOf} < n.valid_to)`)
+  else if (!f.includeHistory) parts.push(sql`n.status = 'active' AND n.window_start <= ${f.now} AND (n.valid_to IS NULL OR ${f.now} < n.valid_to)`)
+  return parts.length === 0 ? sql`true` : sql.and(parts)
+}
+
+interface VectorRow {
+  readonly namespace: string
+  readonly id: string
+  readonly embedding: unknown
+  readonly embed_dim: unknown
+  readonly embed_model: string | null
+}
+
+interface VectorCopy {
+  readonly modelId: string | null
+  /** Namespace → the graph version this copy reflects. */
+  readonly versions: ReadonlyMap<string, number>
+  index: VectorIndex | null
+  /** Which namespace each indexed id came from: the write namespace's copy of an id wins. */
+  readonly owner: Map<string, string>
+}
+
+export type Versions = ReadonlyMap<string, { readonly version: number; readonly resetAt: number }>
+
+export const makePostgresGraphSearch = (options: {
+  readonly sql: SqlClient.SqlClient
+  readonly readNamespaces: ReadonlyArray<string>
+  readonly writeNamespace: string
+  readonly readVersions: Effect.Effect<Versions, SqlError>
+}) => {
+  const { sql, readNamespaces, writeNamespace: ns, readVersions } = options
+
+  const lexicalTopK = (q: LexicalQuery) =>
+    Effect.gen(function* () {
+      const terms = [...new Set(analyze(q.text))]
+      if (terms.length === 0 || q.k <= 0) return []
+      const [stats] = yield* sql<{ docs: string | null; total: string | null }>`SELECT sum(docs)::text AS docs, sum(total)::text AS total
+        FROM awhm.lexical_stats WHERE namespace = ANY (${readNamespaces})`
+      const docs = Number(stats?.docs ?? 0)
+      if (docs === 0) return []
+      // Document frequencies through the GIN index (a count of the rows holding each term, over every node).
+      const dfRows = yield* sql<{ term: string; doc: number }>`SELECT q.t AS term,
+          (SELECT count(*)::int FROM awhm.nodes n WHERE n.namespace = ANY (${readNamespaces}) AND n.lex_terms @> ARRAY[q.t]) AS doc
+        FROM unnest(${terms}::text[]) AS q(t)`
+      const df = new Map(dfRows.map((r) => [r.term, r.doc] as const))
+      const live = terms.filter((t) => (df.get(t) ?? 0) > 0)
+      if (live.length === 0) return []
+      const bm25 = { docs, totalLength: Number(stats?.total ?? 0), df }
+      const idf = live.map((t) => Math.log(1 + (docs - df.get(t)! + 0.5) / (df.get(t)! + 0.5)))
+      const avg = bm25.totalLength / docs || 1
+      const norm0 = q.k1 * (1 - q.b)
+      const norm1 = (q.k1 * q.b) / avg
+      // The same BM25 in SQL picks the candidates; the process scores them again as LexicalIndex does, to the bit.
+      const rows = yield* sql<{ namespace: string; id: string; seq: string; lex_terms: ReadonlyArray<string> }>`
+        SELECT n.namespace, n.id, n.seq::text AS seq, n.lex_terms FROM awhm.nodes n
+        WHERE n.namespace = ANY (${readNamespaces}) AND n.lex_terms && ${live}::text[] AND ${filterSql(sql, q.filter)}
+        ORDER BY (SELECT sum(w.idf * f.tf * ${q.k1 + 1}::float8 / (f.tf + ${norm0}::float8 + ${norm1}::float8 * n.lex_len))
+          FROM unnest(${live}::text[], ${idf}::float8[]) AS w(term, idf),
+            LATERAL (SELECT cardinality(array_positions(n.lex_terms, w.term)) AS tf) f WHERE f.tf > 0) DESC, n.seq
+        LIMIT ${preselect(q.k)}`
+      const seen = new Map<string, { seq: number; score: number; namespace: string }>()
+      for (const r of rows) {
+        const had = seen.get(r.id)
+        // The same id in the write namespace and another (a migrated copy): the write namespace's row counts.
+        if (had !== undefined && had.namespace === ns) continue
+        seen.set(r.id, { seq: Number(r.seq), score: bm25Score(live, r.lex_terms, bm25, q.k1, q.b), namespace: r.namespace })
+      }
+      return [...seen]
+        .filter(([, h]) => h.score > 0)
+        .sort((a, b) => b[1].score - a[1].score || a[1].seq - b[1].seq)
+        .slice(0, q.k)
+        .map(([id, h]): ScoredId => ({ id, score: h.score }))
+    })
+
+  // ---- vectors ----
+
+  let vectors: VectorCopy | null = null
+
+  const addVector = (copy: VectorCopy, r: VectorRow) => {
+    const had = copy.owner.get(r.id)
+    if (had !== undefined && had !== r.namespace && had === ns) return
+    const usable = r.embed_model === null || copy.modelId === null || r.embed_model === copy.modelId
+    const v = usable ? rowVector(r.embedding, r.embed_dim) : null
+    if (v === null || v.length === 0) {
+      copy.index?.remove(r.id)
+      copy.owner.delete(r.id)
+      return
+    }
+    if (copy.index === null) copy.index = new VectorIndex(v.length)
+    if (v.length !== copy.index.dim) {
+      copy.index.remove(r.id)
+      copy.owner.delete(r.id)
+      return
+    }
+    copy.index.add(r.id, v)
+    copy.owner.set(r.id, r.namespace)
+  }
+
+  /** The vectors of `modelId`: the copy brought up to date with the rows changed since, or read whole. */
+  const vectorsFor = (modelId: string | null) =>
+    Effect.gen(function* () {
+      const current = yield* readVersions
+      const versions = new Map([...current].map(([n, v]) => [n, v.version] as const))
+      const base = vectors !== null && vectors.modelId === modelId ? vectors : null
+      const since: Array<readonly [string, number]> = []
+      let whole = base === null
+      for (const n of readNamespaces) {
+        const now = current.get(n) ?? { version: 0, resetAt: 0 }
+        const seen = base?.versions.get(n) ?? 0
+        if (now.version === seen) continue
+        if (now.version < seen || now.resetAt > seen) whole = true
+        since.push([n, seen])
+      }
+      if (!whole && since.length === 0) return base!.index
+      vectors = null // while it is being brought up to date
+      if (whole) {
+        const copy: VectorCopy = { modelId, versions, index: null, owner: new Map() }
+        const rows = yield* sql<VectorRow>`SELECT namespace, id, embedding, embed_dim, embed_model FROM awhm.nodes
+          WHERE namespace = ANY (${readNamespaces}) AND embedding IS NOT NULL ORDER BY seq`
+        for (const r of rows) addVector(copy, r)
+        vectors = copy
+        return copy.index
+      }
+      const names = since.map(([n]) => n)
+      const seenAt = since.map(([, v]) => v)
+      const deleted = yield* sql<{ namespace: string; node_id: string }>`SELECT d.namespace, d.node_id FROM awhm.graph_deletions d
+        JOIN unnest(${names}::text[], ${seenAt}::bigint[]) AS c(ns, v) ON d.namespace = c.ns AND d.version > c.v`
+      const rows = yield* sql<VectorRow>`SELECT n.namespace, n.id, n.embedding, n.embed_dim, n.embed_model FROM awhm.nodes n
+        JOIN unnest(${names}::text[], ${seenAt}::bigint[]) AS c(ns, v) ON n.namespace = c.ns AND n.changed_at > c.v ORDER BY n.seq`
+      const copy: VectorCopy = { ...base!, versions }
+      for (const d of deleted) {
+        if (copy.owner.get(d.node_id) !== d.namespace) continue // a copy in another namespace stays
+        copy.index?.remove(d.node_id)
+        copy.owner.delete(d.node_id)
+      }
+      for (const r of rows) addVector(copy, r)
+      vectors = copy
+      return copy.index
+    })
+
+  const vectorTopK = (q: VectorQuery) =>
+    Effect.gen(function* () {
+      const index = yield* vectorsFor(q.modelId)
+      if (index === null || index.dim !== q.vector.length) return null
+      if (q.k <= 0) return []
+      // Scored without the filter, then filtered in SQL; widened when too few pass.
+      for (let want = preselect(q.k); ; want *= 4) {
+        const hits = index.search(q.vector, want)
+        const admitted = new Set<string>()
+        for (const part of chunks(hits.map((h) => h.id))) {
+          const rows = yield* sql<{ id: string }>`SELECT n.id FROM awhm.nodes n
+            WHERE n.namespace = ANY (${readNamespaces}) AND n.id = ANY (${[...part]}) AND ${filterSql(sql, q.filter)}`
+          for (const r of rows) admitted.add(r.id)
+        }
+        const out = hits.filter((h) => admitted.has(h.id)).slice(0, q.k)
+        if (out.length >= q.k || hits.length < want) return out
+      }
+    })
+
+  /** Every edge with an end among `ids` whose two ends this client can read, in store order. */
+  const neighbours = (ids: ReadonlyArray<string>) =>
+    Effect.gen(function* () {
+      const found: Array<EdgeRow & { seq: string }> = []
+      for (const chunk of chunks([...new Set(ids)], 250)) {
+        const list = [...chunk]
+        found.push(
+          ...(yield* sql<EdgeRow & { seq: string }>`SELECT e.seq::text AS seq, e.source, e.target, e.type, e.weight, e.created_at
+            FROM awhm.edges e
+            WHERE e.namespace = ANY (${readNamespaces}) AND (e.source = ANY (${list}) OR e.target = ANY (${list}))
+              AND EXISTS (SELECT 1 FROM awhm.nodes n WHERE n.namespace = ANY (${readNamespaces}) AND n.id = e.source)
+              AND EXISTS (SELECT 1 FROM awhm.nodes n WHERE n.namespace = ANY (${readNamespaces}) AND n.id = e.target)`)
+        )
+      }
+      const unique = lastByKey(found, (r) => `${r.seq}`)
+      return lastByKey(unique.sort((a, b) => Number(a.seq) - Number(b.seq)).map(toEdge), edgeKey)
+    })
+
+  /** The ids of the nodes in these slots, in store order. */
+  const slotIds = (keys: ReadonlyArray<string>) =>
+    Effect.map(
+      sql<{ id: string }>`SELECT id FROM awhm.nodes WHERE namespace = ANY (${readNamespaces}) AND canonical_key = ANY (${[...new Set(keys)]})
+        ORDER BY seq`,
+      (rows) => [...new Set(rows.map((r) => r.id))]
+    )
+
+  /** The (ref, node id) pairs of these source messages, in the order of the refs asked. */
+  const messageSources = (refs: ReadonlyArray<SourceRef>) =>
+    Effect.gen(function* () {
+      const pairs: Array<{ readonly ref: SourceRef; readonly id: string }> = []
+      for (const chunk of chunks(refs, 500)) {
+        const rows = yield* sql<{ o: string; node_id: string }>`SELECT v.o::text AS o, s.node_id FROM awhm.node_sources s
+          JOIN unnest(${chunk.map((r) => r.sessionId)}::text[], ${chunk.map((r) => r.messageIndex)}::int[]) WITH ORDINALITY AS v(s, m, o)
+            ON s.session_id = v.s AND s.message_index = v.m
+          WHERE s.namespace = ANY (${readNamespaces}) ORDER BY v.o, s.node_id`
+        const seen = new Set<string>()
+        for (const r of rows) {
+          if (seen.has(`${r.o}:${r.node_id}`)) continue
+          seen.add(`${r.o}:${r.node_id}`)
+          pairs.push({ ref: chunk[Number(r.o) - 1]!, id: r.node_id })
+        }
+      }
+      return pairs
+    })
+
+  /** The 90th-percentile access count (domain/strength `p90`) over every node read, at least 1. */
+  const accessP90 = Effect.gen(function* () {
+    const [count] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM awhm.nodes WHERE namespace = ANY (${readNamespaces})`
+    const n = count?.n ?? 0
+    if (n === 0) return 1
+    // The ascending list's element floor(0.9 n), read from the top (a tenth of the index, not nine).
+    const at = n - 1 - Math.min(Math.floor(0.9 * n), n - 1)
+    const [row] = yield* sql<{ c: number }>`SELECT access_count AS c FROM awhm.nodes WHERE namespace = ANY (${readNamespaces})
+      ORDER BY access_count DESC LIMIT 1 OFFSET ${at}`
+    return Math.max(1, row?.c ?? 1)
+  })
+
+  return { lexicalTopK, vectorTopK, neighbours, slotIds, messageSources, accessP90 }
+}
