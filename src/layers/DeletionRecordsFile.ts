@@ -1,3 +1,4 @@
+import * as fs from "node:fs"
 import { Effect, Layer } from "effect"
 import { StorageError } from "../domain/errors.js"
 import { AppConfig } from "../services/AppConfig.js"
@@ -7,6 +8,8 @@ import { appendDeletionRecords, contentHash, tombstoneSalt } from "../store/tomb
 
 const failure = (what: string, where: string) => (e: unknown) =>
   new StorageError({ operation: "write", path: where, message: `could not ${what} in ${where}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` })
+
+const readIfPresent = (file: string): string => (fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "")
 
 /** Tombstones and ledger as JSON lines in `<data-dir>/meta/`, hashed with the data dir's salt. */
 export const DeletionRecordsFile = Layer.effect(
@@ -19,7 +22,11 @@ export const DeletionRecordsFile = Layer.effect(
         Effect.try({
           try: () => appendDeletionRecords(paths, [[paths.tombstones, { ...tombstone }], [paths.ledger, { ...ledger }]]),
           catch: failure("write the deletion records", paths.meta)
-        })
+        }),
+      lines: Effect.try({
+        try: () => ({ tombstones: readIfPresent(paths.tombstones), ledger: readIfPresent(paths.ledger) }),
+        catch: failure("read the deletion records", paths.meta)
+      })
     })
   })
 )

@@ -12,7 +12,7 @@ const SALT_KEY = "tombstone_salt"
  */
 export const makeDeletionRecordsPostgres = (db: PostgresDatabaseShape) =>
   Effect.sync(() => {
-    const { sql, writeNamespace: ns, fail } = db
+    const { sql, writeNamespace: ns, readNamespaces, fail } = db
     const salt = Effect.gen(function* () {
       yield* sql`INSERT INTO awhm.namespace_meta (namespace, key, value) VALUES (${ns}, ${SALT_KEY}, ${randomBytes(32).toString("hex")})
         ON CONFLICT (namespace, key) DO NOTHING`
@@ -31,7 +31,16 @@ export const makeDeletionRecordsPostgres = (db: PostgresDatabaseShape) =>
                 VALUES (${ns}, ${ledger.record_id}, ${ledger.timestamp}, ${JSON.stringify(ledger)})`
             })
           )
-          .pipe(Effect.mapError(fail("write the deletion records")))
+          .pipe(Effect.mapError(fail("write the deletion records"))),
+      // Those of every namespace read: an export holds their nodes too.
+      lines: Effect.gen(function* () {
+        const jsonLines = (rows: ReadonlyArray<{ record: string }>) => rows.map((r) => r.record + "\n").join("")
+        const tombstones = yield* sql<{ record: string }>`SELECT record FROM awhm.tombstones
+          WHERE namespace = ANY (${readNamespaces}) ORDER BY timestamp, namespace, tombstone_id`
+        const ledger = yield* sql<{ record: string }>`SELECT record FROM awhm.deletion_ledger
+          WHERE namespace = ANY (${readNamespaces}) ORDER BY timestamp, namespace, record_id`
+        return { tombstones: jsonLines(tombstones), ledger: jsonLines(ledger) }
+      }).pipe(Effect.mapError(fail("read the deletion records")))
     })
   })
 

@@ -8,13 +8,14 @@ import { ExportTargetProblemError, writeLiteExport } from "../store/liteExport.j
 import { dataPaths } from "../store/paths.js"
 import { readProgress, withConsolidationLock } from "../store/progress.js"
 import { AppConfig } from "../services/AppConfig.js"
+import { DeletionRecords } from "../services/DeletionRecords.js"
 import { GraphStore } from "../services/GraphStore.js"
 import { RawLog } from "../services/RawLog.js"
 import { SessionBuffer } from "../services/SessionBuffer.js"
 
 export interface ExportResult {
   readonly dir: string
-  /** The files written, relative to `dir` (besides the copied deletion records). */
+  /** The files written, relative to `dir` (besides the deletion records). */
   readonly files: ReadonlyArray<string>
 }
 
@@ -40,7 +41,12 @@ export const exportLite = Effect.fn("exportLite")(function* (dir: string) {
       const buffers = new Map<string, ReadonlyArray<BufferEntry>>()
       for (const sessionId of yield* buffer.sessionsWithWal) buffers.set(sessionId, yield* buffer.entries(sessionId))
       const progress = yield* readProgress(paths.progress, nowIso())
-      return { graph, logs, buffers, progress, metaFiles: [paths.tombstones, paths.ledger] }
+      const records = yield* (yield* DeletionRecords).lines
+      const meta = [
+        [path.basename(paths.tombstones), records.tombstones],
+        [path.basename(paths.ledger), records.ledger]
+      ] as const
+      return { graph, logs, buffers, progress, meta }
     })
   )
   const files = yield* Effect.try({

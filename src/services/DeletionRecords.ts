@@ -31,6 +31,8 @@ export interface DeletionRecordsShape {
   readonly contentHash: (content: string) => Effect.Effect<string, StorageError>
   /** Stores one delete's tombstone and ledger record together. */
   readonly append: (tombstone: TombstoneRecord, ledger: LedgerRecord) => Effect.Effect<void, StorageError>
+  /** Every record kept, oldest first, as the data dir's meta files hold them (one JSON line each): what an export copies. */
+  readonly lines: Effect.Effect<{ readonly tombstones: string; readonly ledger: string }, StorageError>
 }
 
 /**

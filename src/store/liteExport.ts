@@ -18,8 +18,8 @@ export interface LiteExport {
   readonly logs: ReadonlyMap<string, ReadonlyArray<RawLogEntry>>
   readonly buffers: ReadonlyMap<string, ReadonlyArray<BufferEntry>>
   readonly progress: Progress
-  /** Files copied as they are into meta/ (the deletion tombstones and ledger). */
-  readonly metaFiles: ReadonlyArray<string>
+  /** Files written into meta/ by name (the deletion tombstones and ledger as JSON lines); an empty text is left out. */
+  readonly meta: ReadonlyArray<readonly [name: string, text: string]>
 }
 
 export type ExportTargetProblem = "not_empty" | "unwritable"
@@ -108,7 +108,7 @@ export const writeLiteExport = (dir: string, data: LiteExport): ReadonlyArray<st
     fs.mkdirSync(tmp, { mode: 0o700 })
     for (const sub of ["logs", "graph", "snapshots", "wal", "meta"]) fs.mkdirSync(path.join(tmp, sub), { mode: 0o700 })
     for (const [rel, text] of files) fs.writeFileSync(path.join(tmp, rel), text, { mode: 0o600 })
-    for (const file of data.metaFiles) if (fs.existsSync(file)) fs.copyFileSync(file, path.join(tmp, "meta", path.basename(file)))
+    for (const [name, text] of data.meta) if (text !== "") fs.writeFileSync(path.join(tmp, "meta", name), text, { mode: 0o600 })
     if (empty === true) fs.rmdirSync(target)
     fs.renameSync(tmp, target)
   } catch (e) {

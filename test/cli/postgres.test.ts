@@ -56,6 +56,13 @@ describe("awhm on storage_backend postgres (the built bin)", () => {
       expect(JSON.parse(ledger[0]!.record)).toMatchObject({ tombstone_id: result.tombstoneId, node_deleted: true, log_entries_removed: 1 })
       expect([tombstones[0]!.record + ledger[0]!.record].join("")).not.toContain("stg2")
       expect([fs.existsSync(dataPaths(dir).tombstones), fs.existsSync(dataPaths(dir).ledger)]).toEqual([false, false])
+
+      // An AWHM Lite export of the namespace carries its tombstone and ledger record, as its meta files.
+      const out = `${yield* scopedTempDir()}/lite`
+      expect((yield* awhm(["export", "--format", "awhm-lite", out], dir, env)).code).toBe(0)
+      const exported = dataPaths(out)
+      expect(fs.readFileSync(exported.tombstones, "utf8")).toBe(tombstones[0]!.record + "\n")
+      expect(fs.readFileSync(exported.ledger, "utf8")).toBe(ledger[0]!.record + "\n")
     })
   )
 
