@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto"
 import { Effect, Layer } from "effect"
-import { DeletionRecords } from "../services/DeletionRecords.js"
-import { contentHash } from "../store/tombstones.js"
+import { DeletionRecords, type LedgerRecord, type TombstoneRecord } from "../services/DeletionRecords.js"
+import { chunks } from "./graph/rows.js"
+import { contentHash, parseRecords } from "../store/tombstones.js"
 import { PostgresDatabase, type PostgresDatabaseShape } from "./postgres/PostgresDatabase.js"
 
 const SALT_KEY = "tombstone_salt"
@@ -40,7 +41,28 @@ export const makeDeletionRecordsPostgres = (db: PostgresDatabaseShape) =>
         const ledger = yield* sql<{ record: string }>`SELECT record FROM awhm.deletion_ledger
           WHERE namespace = ANY (${readNamespaces}) ORDER BY timestamp, namespace, record_id`
         return { tombstones: jsonLines(tombstones), ledger: jsonLines(ledger) }
-      }).pipe(Effect.mapError(fail("read the deletion records")))
+      }).pipe(Effect.mapError(fail("read the deletion records"))),
+      copyIn: (lines) =>
+        Effect.gen(function* () {
+          const tombstones = parseRecords<TombstoneRecord>(lines.tombstones, (r) => r.tombstone_id)
+          const ledger = parseRecords<LedgerRecord>(lines.ledger, (r) => r.record_id)
+          let added = 0
+          for (const part of chunks(tombstones)) {
+            const rows = yield* sql<{ id: string }>`INSERT INTO awhm.tombstones (namespace, tombstone_id, timestamp, record)
+              SELECT ${ns}, t.i, t.ts, t.r FROM unnest(${part.map((r) => r.tombstone_id)}::text[], ${part.map((r) => String(r.timestamp))}::text[],
+                ${part.map((r) => JSON.stringify(r))}::text[]) AS t(i, ts, r)
+              ON CONFLICT DO NOTHING RETURNING tombstone_id AS id`
+            added += rows.length
+          }
+          for (const part of chunks(ledger)) {
+            const rows = yield* sql<{ id: string }>`INSERT INTO awhm.deletion_ledger (namespace, record_id, timestamp, record)
+              SELECT ${ns}, t.i, t.ts, t.r FROM unnest(${part.map((r) => r.record_id)}::text[], ${part.map((r) => String(r.timestamp))}::text[],
+                ${part.map((r) => JSON.stringify(r))}::text[]) AS t(i, ts, r)
+              ON CONFLICT DO NOTHING RETURNING record_id AS id`
+            added += rows.length
+          }
+          return added
+        }).pipe(Effect.mapError(fail("copy the deletion records")))
     })
   })
 

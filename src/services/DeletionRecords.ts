@@ -32,7 +32,15 @@ export interface DeletionRecordsShape {
   /** Stores one delete's tombstone and ledger record together. */
   readonly append: (tombstone: TombstoneRecord, ledger: LedgerRecord) => Effect.Effect<void, StorageError>
   /** Every record kept, oldest first, as the data dir's meta files hold them (one JSON line each): what an export copies. */
-  readonly lines: Effect.Effect<{ readonly tombstones: string; readonly ledger: string }, StorageError>
+  readonly lines: Effect.Effect<DeletionLines, StorageError>
+  /** Keeps the records of `lines` (another store's) not kept yet, by id (`awhm migrate`); how many it added. */
+  readonly copyIn: (lines: DeletionLines) => Effect.Effect<number, StorageError>
+}
+
+/** Tombstones and ledger records as JSON lines, oldest first. */
+export interface DeletionLines {
+  readonly tombstones: string
+  readonly ledger: string
 }
 
 /**

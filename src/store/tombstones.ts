@@ -31,3 +31,15 @@ export const appendDeletionRecords = (
     release()
   }
 }
+
+/** The records of JSON lines (blank lines and lines that are not records left out). */
+export const parseRecords = <A>(text: string, id: (record: A) => unknown): Array<A> =>
+  text.split("\n").flatMap((line) => {
+    if (line.trim() === "") return []
+    try {
+      const record = JSON.parse(line) as A
+      return typeof id(record) === "string" ? [record] : []
+    } catch {
+      return []
+    }
+  })

@@ -7,11 +7,12 @@ import { testCluster } from "../support/pgCluster.js"
 import { freshNamespace, grantNamespace, openTestDatabase } from "../support/postgres.js"
 
 /** What a migrate of one session says on stderr, one line per step. */
-const progressLines = (graph: { readonly nodes: number; readonly edges: number }, messages: number) =>
+const progressLines = (graph: { readonly nodes: number; readonly edges: number }, messages: number, deletes: number) =>
   [
     `awhm migrate: graph: ${graph.nodes} nodes, ${graph.edges} edges`,
     `awhm migrate: [1/1] session s/1: ${messages} messages`,
     "awhm migrate: consolidation progress: 1 sessions",
+    `awhm migrate: deletion records: ${deletes} tombstones, ${deletes} ledger records`,
     ""
   ].join("\n")
 
@@ -40,12 +41,18 @@ describe("awhm migrate --from postgres (the reverse)", () => {
       const args = ["migrate", "--from", "postgres", "--to", into, "--namespace", ns, "--json"]
       const first = yield* awhm(args, into, { AWHM_POSTGRES_URL: url })
       expect(first.code).toBe(0)
-      const report = { namespace: ns, nodes: pgStatus.nodes, edges: pgStatus.edges, sessions: 1, messages: 2 }
+      const report = { namespace: ns, nodes: pgStatus.nodes, edges: pgStatus.edges, sessions: 1, messages: 2, tombstones: 1 }
       expect(JSON.parse(first.stdout)).toEqual(report)
-      expect(first.stderr).toBe(progressLines(pgStatus, 2))
+      expect(first.stderr).toBe(progressLines(pgStatus, 2, 1))
       expect(fs.statSync(into).mode & 0o777).toBe(0o700)
       const again = yield* awhm(args, into, { AWHM_POSTGRES_URL: url })
       expect(JSON.parse(again.stdout)).toEqual(report)
+      // The delete's tombstone and ledger record came along, once, without the text.
+      const tombstones = fs.readFileSync(path.join(into, "meta", "deletion_tombstones.jsonl"), "utf8").trimEnd().split("\n")
+      const ledger = fs.readFileSync(path.join(into, "meta", "deletion_ledger.jsonl"), "utf8").trimEnd().split("\n")
+      expect([tombstones.length, ledger.length]).toEqual([1, 1])
+      expect(JSON.parse(tombstones[0]!)).toMatchObject({ node_id: pin.results[0]!.nodeId, affected_sessions: ["s/1"] })
+      expect(tombstones[0]! + ledger[0]!).not.toContain("4417")
 
       // The data dir now works as the namespace did: same counts, nothing to consolidate, the next index is 3.
       const local = JSON.parse((yield* awhm(["status", "--json"], into)).stdout) as Record<string, unknown>
@@ -85,6 +92,10 @@ describe("awhm migrate --to postgres", () => {
         expect((yield* awhm(["log", "--session", "s/1", "--role", "user", text], local)).code).toBe(0)
       }
       expect(JSON.parse((yield* awhm(["consolidate", "--json"], local)).stdout)).toMatchObject({ newNodes: 4 })
+      const python = JSON.parse((yield* awhm(["query", "--json", "prefer Python"], local)).stdout) as { results: Array<{ content: string; nodeId: string }> }
+      expect(python.results[0]?.content).toBe("I prefer Python for scripts")
+      const deleted = JSON.parse((yield* awhm(["delete", "--json", python.results[0]!.nodeId], local)).stdout) as { tombstoneId: string; logEntriesRemoved: number }
+      expect(deleted.logEntriesRemoved).toBe(1)
       const localStatus = JSON.parse((yield* awhm(["status", "--json"], local)).stdout) as { nodes: number; edges: number }
 
       const ns = freshNamespace("user")
@@ -93,17 +104,18 @@ describe("awhm migrate --to postgres", () => {
       const args = ["migrate", "--from", local, "--to", "postgres", "--namespace", ns, "--json"]
       const first = yield* awhm(args, local, env)
       expect(first.code).toBe(0)
-      const report = { namespace: ns, nodes: localStatus.nodes, edges: localStatus.edges, sessions: 1, messages: 3 }
+      const report = { namespace: ns, nodes: localStatus.nodes, edges: localStatus.edges, sessions: 1, messages: 2, tombstones: 1 }
       expect(JSON.parse(first.stdout)).toEqual(report)
-      expect(first.stderr).toBe(progressLines(localStatus, 3))
+      expect(first.stderr).toBe(progressLines(localStatus, 2, 1))
       const again = yield* awhm(args, local, env)
       expect(JSON.parse(again.stdout)).toEqual(report)
 
       const db = yield* openTestDatabase("awhm_alice", ns)
-      const [rows] = yield* db.sql<{ nodes: number; messages: number; progress: number }>`SELECT
+      const [rows] = yield* db.sql<{ nodes: number; messages: number; progress: number; tombstone: string }>`SELECT
         (SELECT count(*)::int FROM awhm.nodes) AS nodes, (SELECT count(*)::int FROM awhm.messages) AS messages,
-        (SELECT max(last_msg_index)::int FROM awhm.consolidation_progress) AS progress`
-      expect(rows).toEqual({ nodes: localStatus.nodes, messages: 3, progress: 2 })
+        (SELECT max(last_msg_index)::int FROM awhm.consolidation_progress) AS progress,
+        (SELECT string_agg(tombstone_id, ',') FROM awhm.tombstones) AS tombstone`
+      expect(rows).toEqual({ nodes: localStatus.nodes, messages: 2, progress: 2, tombstone: deleted.tombstoneId })
 
       // The namespace now works as the data dir did: nothing left to consolidate, the next index is 3.
       const pg = yield* scopedTempDir()

@@ -1,22 +1,26 @@
 import { Effect, Layer } from "effect"
 import type { SessionProgress } from "../../domain/Progress.js"
 import { nowIso } from "../../domain/time.js"
+import { DeletionRecords } from "../../services/DeletionRecords.js"
 import { RawLog } from "../../services/RawLog.js"
 import { dataPaths } from "../../store/paths.js"
 import { ensurePrivateDir } from "../../store/privateDir.js"
 import { readProgress, withConsolidationLock, writeProgress } from "../../store/progress.js"
 import { ConfigFromValues } from "../ConfigLive.js"
+import { DeletionRecordsFile } from "../DeletionRecordsFile.js"
+import { makeDeletionRecordsPostgres } from "../DeletionRecordsPostgres.js"
 import { makeConsolidationProgressPostgres } from "../ConsolidationProgressPostgres.js"
 import { makeGraphStorePostgres } from "../GraphStorePostgres.js"
 import { graphFileKind, openGraphStoreFile } from "../graph/openStore.js"
 import { RawLogLive } from "../RawLogLive.js"
 import { makeRawLogPostgres } from "../RawLogPostgres.js"
+import { copyDeletionRecords } from "./copyDeletionRecords.js"
 import { copyLog } from "./copyLog.js"
 import type { ImportReport } from "./importDataDir.js"
 import type { PostgresDatabaseShape } from "./PostgresDatabase.js"
 
 /**
- * Copies the client's write namespace (graph, raw logs, consolidation progress) into a local data dir, the
+ * Copies the client's write namespace (graph, raw logs, consolidation progress, deletion records) into a local data dir, the
  * reverse of importDataDir. The graph goes into the dir's graph file (its SQLite or JSON file if it has
  * one, else `backend`'s). Idempotent: nodes are upserted by id, messages keep their indices and are
  * skipped when present, progress and each session's next index only move forward.
@@ -57,7 +61,9 @@ export const exportNamespace = (
         }
         if (moved > 0) yield* writeProgress(paths.progress, merged)
         onProgress(`consolidation progress: ${progress.size} sessions`)
-        return { namespace: db.writeNamespace, nodes: graph.nodes.size, edges: graph.edges.length, sessions, messages } satisfies ImportReport
+        const localRecords = yield* DeletionRecords.pipe(Effect.provide(DeletionRecordsFile.pipe(Layer.provide(ConfigFromValues(dataDir)))))
+        const tombstones = yield* copyDeletionRecords(yield* makeDeletionRecordsPostgres(db), localRecords, onProgress)
+        return { namespace: db.writeNamespace, nodes: graph.nodes.size, edges: graph.edges.length, sessions, messages, tombstones } satisfies ImportReport
       }))
     )
   })

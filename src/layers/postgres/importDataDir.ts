@@ -2,12 +2,16 @@ import { Effect, Layer } from "effect"
 import { nowIso } from "../../domain/time.js"
 import { dataPaths } from "../../store/paths.js"
 import { readProgress } from "../../store/progress.js"
+import { DeletionRecords } from "../../services/DeletionRecords.js"
 import { RawLog } from "../../services/RawLog.js"
 import { ConfigFromValues } from "../ConfigLive.js"
+import { DeletionRecordsFile } from "../DeletionRecordsFile.js"
+import { makeDeletionRecordsPostgres } from "../DeletionRecordsPostgres.js"
 import { makeGraphStorePostgres } from "../GraphStorePostgres.js"
 import { graphFileKind, openGraphStoreFile } from "../graph/openStore.js"
 import { RawLogLive } from "../RawLogLive.js"
 import { makeRawLogPostgres } from "../RawLogPostgres.js"
+import { copyDeletionRecords } from "./copyDeletionRecords.js"
 import { copyLog } from "./copyLog.js"
 import type { PostgresDatabaseShape } from "./PostgresDatabase.js"
 
@@ -18,10 +22,11 @@ export interface ImportReport {
   readonly edges: number
   readonly sessions: number
   readonly messages: number
+  readonly tombstones: number
 }
 
 /**
- * Copies a local data dir (SQLite or JSON graph, raw logs, consolidation progress) into the client's
+ * Copies a local data dir (SQLite or JSON graph, raw logs, consolidation progress, deletion records) into the client's
  * write namespace. Idempotent: nodes are upserted by id, messages keep their indices and are skipped when
  * present, progress and each session's next index only move forward. `onProgress` gets one line per step.
  */
@@ -49,5 +54,7 @@ export const importDataDir = (db: PostgresDatabaseShape, dataDir: string, onProg
       )
     }
     onProgress(`consolidation progress: ${progress.length} sessions`)
-    return { namespace: ns, nodes: graph.nodes.size, edges: graph.edges.length, sessions, messages } satisfies ImportReport
+    const localRecords = yield* DeletionRecords.pipe(Effect.provide(DeletionRecordsFile.pipe(Layer.provide(ConfigFromValues(dataDir)))))
+    const tombstones = yield* copyDeletionRecords(localRecords, yield* makeDeletionRecordsPostgres(db), onProgress)
+    return { namespace: ns, nodes: graph.nodes.size, edges: graph.edges.length, sessions, messages, tombstones } satisfies ImportReport
   })
