@@ -10,10 +10,10 @@ import { applyChanges, copyGraph, edgeKey, isEmptyChange } from "./graph/applyCh
 import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
 import { PostgresDatabase, type PostgresDatabaseShape } from "./postgres/PostgresDatabase.js"
 import { asStored, chunks, rowVector, sourceRows, vectorBytes } from "./graph/rows.js"
-import { ANALYZER_ID, type EdgeRow, lastByKey, makePostgresGraphSearch, searchColumns, toEdge } from "./postgres/graphSearch.js"
+import { ANALYZER_ID, type EdgeRow, lastByKey, makePostgresGraphSearch, type Posting, postingsOf, searchColumns, toEdge } from "./postgres/graphSearch.js"
 
 /** The tables a hard delete removes rows from: VACUUM turns their dead tuples into free space. */
-const TOUCHED_BY_DELETE = ["nodes", "node_sources", "edges", "graph_deletions", "messages", "log_sessions"] as const
+const TOUCHED_BY_DELETE = ["nodes", "node_sources", "node_terms", "edges", "graph_deletions", "messages", "log_sessions"] as const
 
 interface LexicalDelta {
   docs: number
@@ -78,6 +78,25 @@ export const makeGraphStorePostgres = (
 
     // ---- writes (inside a transaction holding the namespace's lock) ----
 
+    const removePostings = (postings: ReadonlyArray<Posting>) =>
+      Effect.forEach(
+        chunks(postings, 5000),
+        (part) =>
+          sql`DELETE FROM awhm.node_terms p USING unnest(${part.map((r) => r.term)}::text[], ${part.map((r) => r.node_id)}::text[]) AS d(term, id)
+            WHERE p.namespace = ${ns} AND p.term = d.term AND p.node_id = d.id`,
+        { discard: true }
+      )
+    const addPostings = (postings: ReadonlyArray<Posting>) =>
+      Effect.forEach(
+        chunks(postings, 5000),
+        (part) =>
+          sql`INSERT INTO awhm.node_terms (namespace, term, node_id, tf, len)
+            SELECT ${ns}, v.term, v.id, v.tf, v.len FROM unnest(${part.map((r) => r.term)}::text[], ${part.map((r) => r.node_id)}::text[],
+              ${part.map((r) => r.tf)}::int[], ${part.map((r) => r.len)}::int[]) AS v(term, id, tf, len)
+            ON CONFLICT (namespace, term, node_id) DO UPDATE SET tf = excluded.tf, len = excluded.len`,
+        { discard: true }
+      )
+
     /** The namespace's BM25 statistics (rows with terms, their total length) moved by this much. */
     const addLexicalStats = (d: LexicalDelta) =>
       d.docs === 0 && d.total === 0
@@ -103,11 +122,16 @@ export const makeGraphStorePostgres = (
               embed_model: n.embedModel,
               ...searchColumns(n)
             }))
-            const before = yield* sql<{ lex_len: number | null }>`SELECT lex_len FROM awhm.nodes
-              WHERE namespace = ${ns} AND id = ANY (${chunk.map((n) => n.id)}) AND lex_len IS NOT NULL`
+            const before = yield* sql<{ id: string; lex_terms: ReadonlyArray<string> }>`SELECT id, lex_terms FROM awhm.nodes
+              WHERE namespace = ${ns} AND id = ANY (${chunk.map((n) => n.id)}) AND lex_terms IS NOT NULL`
+            const old = new Map(before.map((r) => [r.id, r.lex_terms] as const))
             stats.docs += rows.length - before.length
             for (const r of rows) stats.total += r.lex_len
-            for (const r of before) stats.total -= r.lex_len ?? 0
+            for (const r of before) stats.total -= r.lex_terms.length
+            // Postings change only with the terms (not with a reinforcement or a status change).
+            const changed = rows.filter((r) => old.get(r.id)?.join(" ") !== r.lex_terms.join(" "))
+            yield* removePostings(changed.flatMap((r) => postingsOf(r.id, old.get(r.id) ?? [])))
+            yield* addPostings(changed.flatMap((r) => postingsOf(r.id, r.lex_terms)))
             yield* sql`INSERT INTO awhm.nodes ${sql.insert(rows)}
               ON CONFLICT (namespace, id) DO UPDATE SET changed_at = excluded.changed_at, data = excluded.data, status = excluded.status,
                 canonical_key = excluded.canonical_key, embedding = excluded.embedding, embed_dim = excluded.embed_dim,
@@ -144,13 +168,14 @@ export const makeGraphStorePostgres = (
           }
           yield* sql`DELETE FROM awhm.edges WHERE namespace = ${ns} AND (source = ANY (${list}) OR target = ANY (${list}))`
           yield* sql`DELETE FROM awhm.node_sources WHERE namespace = ${ns} AND node_id = ANY (${list})`
-          const gone = yield* sql<{ id: string; lex_len: number | null }>`DELETE FROM awhm.nodes WHERE namespace = ${ns} AND id = ANY (${list})
-            RETURNING id, lex_len`
+          const gone = yield* sql<{ id: string; lex_terms: ReadonlyArray<string> | null }>`DELETE FROM awhm.nodes
+            WHERE namespace = ${ns} AND id = ANY (${list}) RETURNING id, lex_terms`
           for (const r of gone) {
-            if (r.lex_len === null) continue
+            if (r.lex_terms === null) continue
             stats.docs -= 1
-            stats.total -= r.lex_len
+            stats.total -= r.lex_terms.length
           }
+          yield* removePostings(gone.flatMap((r) => postingsOf(r.id, r.lex_terms ?? [])))
           if (gone.length > 0) {
             yield* sql`INSERT INTO awhm.graph_deletions (namespace, version, node_id) SELECT ${ns}, ${version}, unnest(${gone.map((r) => r.id)}::text[])`
           }
@@ -293,6 +318,7 @@ export const makeGraphStorePostgres = (
           if (stale) {
             yield* sql`UPDATE awhm.nodes SET lex_terms = NULL, lex_len = NULL WHERE namespace = ${ns}`
             yield* sql`DELETE FROM awhm.lexical_stats WHERE namespace = ${ns}`
+            yield* sql`DELETE FROM awhm.node_terms WHERE namespace = ${ns}`
           }
           for (;;) {
             const rows = yield* sql<NodeRow>`SELECT namespace, id, data FROM awhm.nodes WHERE namespace = ${ns} AND lex_terms IS NULL LIMIT 1000`
@@ -305,6 +331,7 @@ export const makeGraphStorePostgres = (
                 ${columns.map((c) => c.valid_to)}::text[], ${columns.map((c) => c.scope)}::text[],
                 ${columns.map((c) => c.access_count)}::int[]) AS v(id, t, l, w, vt, sc, a)
               WHERE n.namespace = ${ns} AND n.id = v.id`
+            yield* addPostings(columns.flatMap((c) => postingsOf(c.id, c.lex_terms)))
             yield* addLexicalStats({ docs: columns.length, total: columns.reduce((sum, c) => sum + c.lex_len, 0) })
           }
         })
@@ -445,6 +472,7 @@ export const makeGraphStorePostgres = (
             yield* sql`DELETE FROM awhm.node_sources WHERE namespace = ${ns}`
             yield* sql`DELETE FROM awhm.nodes WHERE namespace = ${ns}`
             yield* sql`DELETE FROM awhm.lexical_stats WHERE namespace = ${ns}`
+            yield* sql`DELETE FROM awhm.node_terms WHERE namespace = ${ns}`
             for (const [id, owner] of namespaceOf) if (owner === ns) namespaceOf.delete(id)
             return [undefined, { upsertNodes: Array.from(graph.nodes.values()), addEdges: graph.edges }] as const
           }),

@@ -37,11 +37,12 @@ describe("awhm on storage_backend postgres (the built bin)", () => {
       expect(deleted.stderr).toContain("VACUUM skipped: only the owner of the awhm schema")
 
       const db = yield* openTestDatabase("awhm_alice", ns)
-      const [left] = yield* db.sql<{ nodes: number; sources: number; messages: number }>`SELECT
+      const [left] = yield* db.sql<{ nodes: number; sources: number; terms: number; messages: number }>`SELECT
         (SELECT count(*)::int FROM awhm.nodes WHERE data LIKE '%stg2%') AS nodes,
         (SELECT count(*)::int FROM awhm.node_sources WHERE node_id = ${query.results[0]!.nodeId}) AS sources,
+        (SELECT count(*)::int FROM awhm.node_terms WHERE node_id = ${query.results[0]!.nodeId} OR term LIKE 'stg2%') AS terms,
         (SELECT count(*)::int FROM awhm.messages WHERE content LIKE '%stg2%') AS messages`
-      expect(left).toEqual({ nodes: 0, sources: 0, messages: 0 })
+      expect(left).toEqual({ nodes: 0, sources: 0, terms: 0, messages: 0 })
       expect(JSON.parse((yield* awhm(["status", "--json"], dir, env)).stdout)).toMatchObject({ nodes: 2, logMessages: 1 })
 
       // The tombstone and the ledger record are the namespace's, hashed with its own salt; none is left locally.

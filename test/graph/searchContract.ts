@@ -99,6 +99,19 @@ export const searchContract = (open: OpenStore, options: { readonly persistent: 
       })
     )
 
+    it.scopedLive("lexical top k when the filter refuses most of the best-scored nodes", () =>
+      Effect.gen(function* () {
+        // 250 short notes of one scope outscore the three long ones of another.
+        const many = Array.from({ length: 250 }, (_, i) => mem(`a${i}`, `staging note ${i}`, { scope: "/a" }))
+        const few = Array.from({ length: 3 }, (_, i) => mem(`b${i}`, `the staging server of the second project, copy ${i}`, { scope: "/b" }))
+        const store = yield* Effect.flatMap(fresh, (s) => seeded(s, [...many, ...few]))
+        const filter = { ...current, scope: "/b" }
+        const hits = yield* lexical(store, "staging", filter)
+        expect(hits.map((h) => h.id)).toEqual(["b0", "b1", "b2"])
+        expect(hits).toEqual(oracle([...many, ...few], "staging", 10, filter))
+      })
+    )
+
     it.scopedLive("vector top k: exact dot products over admitted nodes of the query's model and dimension", () =>
       Effect.gen(function* () {
         const store = yield* fresh

@@ -1,4 +1,4 @@
-// Candidate search in PostgreSQL: BM25 over each row's analyzed terms (GIN-indexed), the filter, slots,
+// Candidate search in PostgreSQL: BM25 over the postings of each node's analyzed terms, the filter, slots,
 // neighbours and source messages as queries, so a query reads the rows of its candidates, never a whole
 // namespace. Vectors (bytea, no pgvector in Debian 12) are scored in the process, from a copy that follows
 // the database by reading only the rows changed since.
@@ -31,6 +31,21 @@ export const searchColumns = (n: MemoryNode) => {
     scope: n.scope,
     access_count: n.accessCount
   }
+}
+
+/** One row of awhm.node_terms: a term of a node, its frequency there, and the node's length in terms. */
+export interface Posting {
+  readonly term: string
+  readonly node_id: string
+  readonly tf: number
+  readonly len: number
+}
+
+/** A node's postings: each distinct term of `terms` (its analyzed terms) with its frequency. */
+export const postingsOf = (id: string, terms: ReadonlyArray<string>): Array<Posting> => {
+  const tf = new Map<string, number>()
+  for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1)
+  return Array.from(tf, ([term, f]) => ({ term, node_id: id, tf: f, len: terms.length }))
 }
 
 export interface EdgeRow {
@@ -94,10 +109,9 @@ export const makePostgresGraphSearch = (options: {
         FROM awhm.lexical_stats WHERE namespace = ANY (${readNamespaces})`
       const docs = Number(stats?.docs ?? 0)
       if (docs === 0) return []
-      // Document frequencies through the GIN index (a count of the rows holding each term, over every node).
-      const dfRows = yield* sql<{ term: string; doc: number }>`SELECT q.t AS term,
-          (SELECT count(*)::int FROM awhm.nodes n WHERE n.namespace = ANY (${readNamespaces}) AND n.lex_terms @> ARRAY[q.t]) AS doc
-        FROM unnest(${terms}::text[]) AS q(t)`
+      // Document frequencies: the length of each term's postings (one range of the primary key).
+      const dfRows = yield* sql<{ term: string; doc: number }>`SELECT term, count(*)::int AS doc FROM awhm.node_terms
+        WHERE namespace = ANY (${readNamespaces}) AND term = ANY (${terms}) GROUP BY term`
       const df = new Map(dfRows.map((r) => [r.term, r.doc] as const))
       const live = terms.filter((t) => (df.get(t) ?? 0) > 0)
       if (live.length === 0) return []
@@ -106,14 +120,26 @@ export const makePostgresGraphSearch = (options: {
       const avg = bm25.totalLength / docs || 1
       const norm0 = q.k1 * (1 - q.b)
       const norm1 = (q.k1 * q.b) / avg
-      // The same BM25 in SQL picks the candidates; the process scores them again as LexicalIndex does, to the bit.
-      const rows = yield* sql<{ namespace: string; id: string; seq: string; lex_terms: ReadonlyArray<string> }>`
-        SELECT n.namespace, n.id, n.seq::text AS seq, n.lex_terms FROM awhm.nodes n
-        WHERE n.namespace = ANY (${readNamespaces}) AND n.lex_terms && ${live}::text[] AND ${filterSql(sql, q.filter)}
-        ORDER BY (SELECT sum(w.idf * f.tf * ${q.k1 + 1}::float8 / (f.tf + ${norm0}::float8 + ${norm1}::float8 * n.lex_len))
-          FROM unnest(${live}::text[], ${idf}::float8[]) AS w(term, idf),
-            LATERAL (SELECT cardinality(array_positions(n.lex_terms, w.term)) AS tf) f WHERE f.tf > 0) DESC, n.seq
-        LIMIT ${preselect(q.k)}`
+      // The same BM25 summed over the query terms' postings picks the candidates; the process scores them
+      // again as LexicalIndex does, to the bit. Most queries are answered from the best `limit` before the filter.
+      type Row = { namespace: string; id: string; seq: string; lex_terms: ReadonlyArray<string> }
+      const limit = preselect(q.k)
+      const scored = sql`SELECT p.namespace, p.node_id,
+          sum(w.idf * p.tf * ${q.k1 + 1}::float8 / (p.tf + ${norm0}::float8 + ${norm1}::float8 * p.len)) AS score
+        FROM awhm.node_terms p JOIN unnest(${live}::text[], ${idf}::float8[]) AS w(term, idf) ON p.term = w.term
+        WHERE p.namespace = ANY (${readNamespaces}) AND p.term = ANY (${live}::text[])
+        GROUP BY p.namespace, p.node_id`
+      const candidates = (preselected: boolean) =>
+        sql<Row>`SELECT n.namespace, n.id, n.seq::text AS seq, n.lex_terms
+          FROM (${scored} ${preselected ? sql`ORDER BY score DESC LIMIT ${limit}` : sql``}) s
+          JOIN awhm.nodes n ON n.namespace = s.namespace AND n.id = s.node_id
+          WHERE ${filterSql(sql, q.filter)} ORDER BY s.score DESC, n.seq LIMIT ${limit}`
+      let rows = yield* candidates(true)
+      // The filter refused most of them (an old asOf, a narrow scope) and more were scored: rank only admitted nodes.
+      const postings = live.reduce((sum, t) => sum + df.get(t)!, 0)
+      if (rows.length < q.k && postings > limit) {
+        rows = yield* candidates(false)
+      }
       const seen = new Map<string, { seq: number; score: number; namespace: string }>()
       for (const r of rows) {
         const had = seen.get(r.id)

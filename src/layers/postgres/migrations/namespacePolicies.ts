@@ -14,7 +14,8 @@ export const NAMESPACED_TABLES = [
   "tombstones",
   "deletion_ledger",
   "namespace_meta",
-  "lexical_stats"
+  "lexical_stats",
+  "node_terms"
 ] as const
 
 /**
