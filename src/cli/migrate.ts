@@ -1,7 +1,7 @@
 import * as fs from "node:fs"
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { ConfigurationError, InvalidInput } from "../domain/errors.js"
+import { ConfigurationError, errorCode, InvalidInput } from "../domain/errors.js"
 import { flagMap, jsonOption, output, postgresUrlOption, withConfig } from "./common.js"
 
 const from = Options.text("from").pipe(Options.withDescription("What to copy: a local data dir (SQLite or JSON graph, raw logs, progress), or postgres"))
@@ -15,7 +15,10 @@ const direction = (args: { readonly from: string; readonly to: string }) =>
   Effect.gen(function* () {
     if ((args.from === "postgres") === (args.to === "postgres")) return yield* new InvalidInput({ message: USAGE })
     const dir = args.from === "postgres" ? args.to : args.from
-    const stat = fs.statSync(dir, { throwIfNoEntry: false })
+    const stat = yield* Effect.try({
+      try: () => fs.statSync(dir, { throwIfNoEntry: false }),
+      catch: (e) => new InvalidInput({ message: `cannot use ${dir}: ${errorCode(e) ?? String(e)}` })
+    })
     if (args.to === "postgres" && stat === undefined) return yield* new InvalidInput({ message: `--from ${dir}: no such data dir` })
     if (stat !== undefined && !stat.isDirectory()) return yield* new InvalidInput({ message: `${dir} is not a directory` })
     return args.to === "postgres" ? { way: "in" as const, dir } : { way: "out" as const, dir }

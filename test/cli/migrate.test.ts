@@ -80,6 +80,13 @@ describe("awhm migrate --from postgres (the reverse)", () => {
       const noUrl = yield* awhm(["migrate", "--from", "postgres", "--to", path.join(dir, "c"), "--namespace", "user:x"], dir)
       expect([noUrl.code, noUrl.stderr]).toEqual([2, "awhm: invalid configuration: awhm migrate --from postgres needs postgres_url (--postgres-url or AWHM_POSTGRES_URL)\n"])
       expect(fs.readdirSync(dir).sort()).toEqual([])
+      // A --to that cannot be made: one line naming it, exit 2.
+      const ns = freshNamespace("team")
+      yield* grantNamespace("awhm_alice", ns, true)
+      const file = path.join(yield* scopedTempDir(), "a-file")
+      fs.writeFileSync(file, "")
+      const blocked = yield* awhm(["migrate", "--from", "postgres", "--to", path.join(file, "copy"), "--namespace", ns], dir, env)
+      expect([blocked.code, blocked.stderr]).toEqual([2, `awhm: cannot use ${path.join(file, "copy")}: ENOTDIR\n`])
     })
   )
 })

@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import { storageFailure } from "../../domain/errors.js"
 import type { SessionProgress } from "../../domain/Progress.js"
 import { nowIso } from "../../domain/time.js"
 import { DeletionRecords } from "../../services/DeletionRecords.js"
@@ -33,7 +34,7 @@ export const exportNamespace = (
 ) =>
   Effect.gen(function* () {
     const paths = dataPaths(dataDir)
-    yield* Effect.try({ try: () => ensurePrivateDir(dataDir), catch: (e) => db.fail(`create ${dataDir}`)(e) })
+    yield* Effect.try({ try: () => ensurePrivateDir(dataDir), catch: storageFailure("create", dataDir) })
     const kind = graphFileKind(dataDir) ?? backend
     const graph = yield* (yield* makeGraphStorePostgres(db, { vacuumOnScrub: false })).load()
     const progress = yield* makeConsolidationProgressPostgres(db).pipe(Effect.flatMap((p) => p.read), Effect.mapError(db.fail("read consolidation progress")))

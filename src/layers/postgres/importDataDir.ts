@@ -54,6 +54,8 @@ export const importDataDir = (db: PostgresDatabaseShape, dataDir: string, onProg
       )
     }
     onProgress(`consolidation progress: ${progress.length} sessions`)
+    // Fresh planner statistics, so the first queries after a large copy are planned for its size (owner only).
+    if (db.isOwner) yield* sql`ANALYZE awhm.nodes, awhm.node_terms, awhm.node_sources, awhm.edges, awhm.messages`.pipe(Effect.mapError(fail("analyze")))
     const localRecords = yield* DeletionRecords.pipe(Effect.provide(DeletionRecordsFile.pipe(Layer.provide(ConfigFromValues(dataDir)))))
     const tombstones = yield* copyDeletionRecords(localRecords, yield* makeDeletionRecordsPostgres(db), onProgress)
     return { namespace: ns, nodes: graph.nodes.size, edges: graph.edges.length, sessions, messages, tombstones } satisfies ImportReport
