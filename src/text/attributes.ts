@@ -2,6 +2,7 @@
 // counts of things, scores, dates, times of day, versions) and what each is the value of ("monthly book
 // budget", "login api response time", "commits"), read from the words around the value. Two statements of
 // one attribute with different values are an update; update cues ("now", "increased to") are evidence only.
+import { NUMBER_WORD, numberWordValue } from "./numberWords.js"
 
 /** What kind of value a mention is: statements of one attribute compare values of one kind. */
 export type ValueKind = "money" | "percent" | "quantity" | "count" | "score" | "date" | "time" | "version"
@@ -52,7 +53,9 @@ const FUNCTION_WORDS = new Set(
     "starting since until due coming including included includes confirmed expected remaining left going checked " +
     "i've i'm i'd i'll we've we're it's that's there's he's she's they're you've aside well " +
     "help trying try want wanted need needed think thought wondering know knew considering seems seem able " +
-    "really kinda pretty quite much many lot lots bit little one ones something thing things way").split(" ")
+    "really kinda pretty quite much many lot lots bit little one ones something thing things way " +
+    // How a score went, not what it is of ("scored 4/5 correct on ...").
+    "correct correctly incorrect wrong scoring").split(" ")
 )
 
 // Update cues, as evidence that a statement replaces an earlier one.
@@ -60,7 +63,7 @@ const CUE = /\b(now|changed|moved|increased|decreased|raised|lowered|dropped|ros
 
 const MONTH = "(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 const MEASURE_UNITS =
-  "ms|milliseconds?|secs?|seconds?|s|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|yrs?|" +
+  "times (?:a|per|each) (?:day|week|month|year)|times (?:daily|weekly|monthly|yearly)|ms|milliseconds?|secs?|seconds?|s|minutes?|mins?|hours?|hrs?|h|days?|weeks?|months?|years?|yrs?|" +
   "kb|mb|gb|tb|kib|mib|gib|kbps|mbps|gbps|kcal|calories|lbs?|pounds|kg|g|mg|mg/dl|mmhg|km|miles?|mi|m|cm|mm|" +
   "inches|inch|ft|feet|sq ft|fps|rpm|qps|rps|units|cores?|vcpus?|requests/minute|requests per minute|req/s|" +
   "requests/second|requests per second|words|pages?|points?|steps?|reps?|sets|laps|bpm|°f|°c|degrees"
@@ -72,16 +75,13 @@ const VALUE_PATTERNS: ReadonlyArray<readonly [ValueKind, RegExp]> = [
   ["percent", /\b\d+(?:\.\d+)?\s?(?:%|percent\b)/iy],
   ["version", /\bv\d+(?:\.\d+)+\b|\b\d+\.\d+\.\d+\b/iy],
   ["time", /\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)(?![a-z])/iy],
-  ["score", /\b\d+\s?\/\s?\d+\b(?!\s?(?:\d|[a-z]))/iy],
-  ["quantity", new RegExp(`\\b\\d[\\d,]*(?:\\.\\d+)?\\s?(?:${MEASURE_UNITS})(?![a-z0-9])`, "iy")],
+  // "4/5 correct", "19/20 on the quiz"; not a pair with a unit ("138/85 mmHg"), a fraction of a measure, or "24/7".
+  ["score", new RegExp(`\\b(?!24\\/7\\b)\\d+\\s?\\/\\s?\\d+\\b(?!\\s?\\d)(?!\\s?(?:${MEASURE_UNITS}|cups?|tbsp|tsp|tablespoons?|teaspoons?)(?![a-z0-9]))`, "iy")],
+  // "5.5 hours", "138/85 mmHg", "twenty minutes", "three times a week".
+  ["quantity", new RegExp(`\\b(?:\\d[\\d,]*(?:\\.\\d+)?(?:\\/\\d+)?\\s?|${NUMBER_WORD}\\s+)(?:${MEASURE_UNITS})(?![a-z0-9])`, "iy")],
   // A year ("2024 Q1") counts nothing.
-  ["count", /\b(?!(?:19|20)\d{2}\b)(?:\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|fifty|hundred)(?:-[a-z]+)?(?=\s+[a-z])/iy]
+  ["count", new RegExp(`\\b(?!(?:19|20)\\d{2}\\b)(?:\\d[\\d,]*(?:\\.\\d+)?|${NUMBER_WORD})(?:-[a-z]+)?(?=\\s+[a-z])`, "iy")]
 ]
-
-const NUMBER_WORDS: Record<string, string> = {
-  one: "1", two: "2", three: "3", four: "4", five: "5", six: "6", seven: "7", eight: "8", nine: "9", ten: "10",
-  eleven: "11", twelve: "12", fifteen: "15", twenty: "20", thirty: "30", fifty: "50", hundred: "100"
-}
 
 const UNIT_ALIASES: Record<string, string> = {
   milliseconds: "ms", millisecond: "ms", seconds: "s", second: "s", sec: "s", secs: "s", minutes: "min", minute: "min",
@@ -108,7 +108,11 @@ interface Token {
   readonly end: number
 }
 
-const tokensOf = (text: string): Array<Token> => [...text.matchAll(WORD)].map((m) => ({ text: m[0].toLowerCase().replace(/’/g, "'").replace(/'s$/, ""), start: m.index, end: m.index + m[0].length }))
+/** A word as attributes compare it: lower case, without accents ("Hôtel" meets "hotel"), no possessive 's. */
+const foldWord = (word: string): string =>
+  word.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().replace(/’/g, "'").replace(/'s$/, "")
+
+const tokensOf = (text: string): Array<Token> => [...text.matchAll(WORD)].map((m) => ({ text: foldWord(m[0]), start: m.index, end: m.index + m[0].length }))
 
 // Adverbs are never part of an attribute, except how often it applies ("monthly budget", "daily limit").
 const FREQUENCY = /^(?:hourly|daily|nightly|weekly|biweekly|monthly|quarterly|yearly|annually)$/
@@ -118,7 +122,10 @@ const contentWord = (w: string): boolean =>
 // A clause break between two positions: punctuation that ends a phrase.
 const BREAK = /[.;:!?()[\]{}"“”]|,\s|\s[-–—]\s|\n/
 
-/** Up to three content words right after the value (its unit-like noun: "$700 budget ceiling", "90% accuracy"). */
+/**
+ * Up to three content words right after the value (its unit-like noun: "$700 budget ceiling", "90% accuracy").
+ * How often is no noun: a trailing "monthly" is left out ("$450 monthly" names nothing).
+ */
 const wordsAfter = (text: string, tokens: ReadonlyArray<Token>, end: number): Array<Token> => {
   const out: Array<Token> = []
   let last = end
@@ -130,7 +137,17 @@ const wordsAfter = (text: string, tokens: ReadonlyArray<Token>, end: number): Ar
     last = t.end
     if (out.length === 3) break
   }
+  while (out.length > 0 && FREQUENCY.test(out[out.length - 1]!.text)) out.pop()
   return out
+}
+
+// "5.5 hours of sleep", "$150 as an emergency fund": the thing a measure or an amount is of, or is.
+const OF_OR_AS = /^\s+(?:of|as)\s+(?:(?:a|an|the|my|our|his|her|their|your)\s+)?/i
+
+/** The words naming what the value measures or is, after "of" / "as" (none when no such phrase follows). */
+const wordsNamed = (text: string, tokens: ReadonlyArray<Token>, end: number): Array<Token> => {
+  const m = OF_OR_AS.exec(text.slice(end, end + 24))
+  return m === null ? [] : wordsAfter(text, tokens, end + m[0].length)
 }
 
 // Past participles between an attribute and its value are verbs ("checked on", "adjusted to").
@@ -164,6 +181,17 @@ const wordsBefore = (text: string, tokens: ReadonlyArray<Token>, start: number):
   return out
 }
 
+// A quantity's number (digits, a pair "138/85", or words) and its unit; a count's number and the "-page" it may carry.
+const QUANTITY_PARTS = new RegExp(`^(?:(\\d[\\d,]*(?:\\.\\d+)?(?:\\/\\d+)?)\\s?|(${NUMBER_WORD})\\s+)(.+)$`)
+const COUNT_PARTS = new RegExp(`^(\\d[\\d,]*(?:\\.\\d+)?|${NUMBER_WORD})(?:-([a-z]+))?$`)
+
+// How often: "three times a week" and "3 times weekly" are both in "times/week".
+const TIMES = /^times (?:(?:a|per|each) (day|week|month|year)|(daily|weekly|monthly|yearly))$/
+const PERIOD_OF: Record<string, string> = { daily: "day", weekly: "week", monthly: "month", yearly: "year" }
+
+/** "1,250" -> "1250", "twenty-five" -> "25". */
+const numberOf = (said: string): string => String(numberWordValue(said) ?? said.replace(/,/g, ""))
+
 const normalizeValue = (kind: ValueKind, raw: string): { value: string; unit: string } => {
   const text = raw.toLowerCase().replace(/\s+/g, " ").trim()
   switch (kind) {
@@ -176,14 +204,14 @@ const normalizeValue = (kind: ValueKind, raw: string): { value: string; unit: st
     case "percent":
       return { value: `${text.match(/\d+(?:\.\d+)?/)![0]}%`, unit: "%" }
     case "quantity": {
-      const m = /^(\d[\d,]*(?:\.\d+)?)\s?(.+)$/.exec(text)!
-      const unit = UNIT_ALIASES[m[2]!] ?? m[2]!
-      return { value: `${m[1]!.replace(/,/g, "")} ${unit}`, unit }
+      const m = QUANTITY_PARTS.exec(text)!
+      const times = TIMES.exec(m[3]!)
+      const unit = times !== null ? `times/${times[1] ?? PERIOD_OF[times[2]!]!}` : (UNIT_ALIASES[m[3]!] ?? m[3]!)
+      return { value: `${numberOf(m[1] ?? m[2]!)} ${unit}`, unit }
     }
     case "count": {
-      const m = /^([a-z]+|\d[\d,]*(?:\.\d+)?)(?:-([a-z]+))?$/.exec(text)!
-      const n = NUMBER_WORDS[m[1]!] ?? m[1]!.replace(/,/g, "")
-      return { value: n, unit: m[2] !== undefined ? singular(m[2]) : "" }
+      const m = COUNT_PARTS.exec(text)!
+      return { value: numberOf(m[1]!), unit: m[2] !== undefined ? singular(m[2]) : "" }
     }
     case "score":
       return { value: text.replace(/\s/g, ""), unit: `/${text.split("/")[1]!.trim()}` }
@@ -210,11 +238,13 @@ const POSSESSIVE_BEFORE = /\b(?:my|our|his|her|their|its|the|new|current|[\p{L}]
 // Counts that say what something has: "has reached 165 commits", "I have 28 people coming".
 const HAVE_BEFORE = /\b(?:has|have|had|now|reached|hit|totals?|up to|down to|increased to|decreased to|grown to|dropped to)\s+(?:now\s+|reached\s+|about\s+|around\s+|nearly\s+|over\s+)?$/i
 
+const ANY_NUMBER_WORD = new RegExp(`\\b${NUMBER_WORD}\\b`, "i")
+
 const HOLDER = /\b([A-Z][a-z]+)'s\s+$|\bthe\s+([a-z]+)'s\s+$/
 
 /** The attribute mentions of a text, in order (a value whose attribute cannot be read is left out). */
 export const attributeMentions = (text: string): Array<AttributeMention> => {
-  if (!/\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty|fifty)\b/i.test(text)) return []
+  if (!/\d/.test(text) && !ANY_NUMBER_WORD.test(text)) return []
   const tokens = tokensOf(text)
   const out: Array<AttributeMention> = []
   let previousEnd = -1
@@ -224,7 +254,8 @@ export const attributeMentions = (text: string): Array<AttributeMention> => {
     const c = text.charCodeAt(i)
     const digit = c >= 48 && c <= 57
     if (!digit && !/[$€£a-z]/i.test(text[i]!)) continue
-    if (i > 0 && /[a-z0-9.,]/i.test(text[i - 1]!) && !(digit && text[i - 1] === " ")) continue
+    // A value starts a word: never inside one, nor after "/" ("1/2 cup" is no count of 2).
+    if (i > 0 && /[a-z0-9.,/]/i.test(text[i - 1]!) && !(digit && text[i - 1] === " ")) continue
     for (const [kind, pattern] of VALUE_PATTERNS) {
       pattern.lastIndex = i
       const m = pattern.exec(text)
@@ -242,6 +273,7 @@ export const attributeMentions = (text: string): Array<AttributeMention> => {
       }
       const { value, unit } = normalizeValue(kind, m[0])
       let words = wordsAfter(text, tokens, end)
+      const named = kind === "money" || kind === "quantity" ? wordsNamed(text, tokens, end) : []
       let countUnit = unit
       if (kind === "count") {
         // The counted thing is the attribute: "165 commits", "28 people", "a 5-page mentoring guide".
@@ -252,6 +284,8 @@ export const attributeMentions = (text: string): Array<AttributeMention> => {
           if (words.length === 2 && /(?:ed|ing)$/.test(words[1]!.text)) words = words.slice(0, 1)
           countUnit = singular(words[words.length - 1]!.text)
         }
+      } else if (named.length > 0) {
+        words = named
       } else if (words.length === 0 || kind === "date" || kind === "time" || kind === "version" || kind === "quantity") {
         const before = wordsBefore(text, tokens, anchor >= 0 && start - anchor < 40 ? anchor : start)
         if (before.length > 0) words = before

@@ -28,6 +28,40 @@ describe("attribute mentions", () => {
   })
 })
 
+describe("value forms people update", () => {
+  it("durations with decimals, what an amount is of or is as, scores followed by words, pressure pairs, number words, accents", () => {
+    expect(slots("I've been averaging 5.5 hours of sleep nightly.")).toEqual([["sleep", "5.5 h", "quantity"]])
+    expect(slots("I'm up to nearly 6 hours of sleep a night.")).toEqual([["sleep", "6 h", "quantity"]])
+    expect(slots("I set aside $150 as an emergency fund for unexpected costs.")).toEqual([["emergency fund", "$150", "money"]])
+    expect(slots("My score improved to 19/20 on derivative rules.")).toEqual([["score", "19/20", "score"]])
+    expect(slots("I've completed 7 sigma notation problems and scored 6/7 correct.")).toEqual([
+      ["sigma notation", "7", "count"],
+      ["notation problems", "6/7", "score"]
+    ])
+    expect(slots("My blood pressure reading is 138/85 mmHg.")).toEqual([["blood pressure reading", "138/85 mmhg", "quantity"]])
+    expect(slots("I swim three times a week and stretch for twenty minutes.")).toEqual([
+      ["swim", "3 times/week", "quantity"],
+      ["stretch", "20 min", "quantity"]
+    ])
+    expect(slots("I go to the gym 3 times weekly.")).toEqual([["gym", "3 times/week", "quantity"]])
+    expect(slots("I attended twenty-five counseling sessions.")).toEqual([["counseling sessions", "25", "count"]])
+    expect(slots("I booked a room at Hôtel Château Frontenac for $250 per night.")).toEqual([["hotel chateau frontenac", "$250", "money"]])
+    // How often is no attribute: the amount's attribute is read before it.
+    expect(slots("I increased my Roth IRA contributions to $450 monthly.")).toEqual([["roth ira contributions", "$450", "money"]])
+    // Not values: an idiom, a fraction of a cup, a number inside a word.
+    expect(slots("Our help desk is open 24/7.")).toEqual([])
+    expect(slots("Add 1/2 cup of sugar.")).toEqual([])
+    expect(slots("It was someone else's idea.")).toEqual([])
+  })
+
+  it("the new forms update like the others; another unit or the same value restated does not", () => {
+    expect(isUpdate("My blood pressure is 138/85 mmHg.", "My blood pressure is now 135/82 mmHg.")).toBe(true)
+    expect(isUpdate("I swim three times a week.", "I swim four times a week now.")).toBe(true)
+    expect(isUpdate("I swim three times a week.", "I swim 3 times a week.")).toBe(false)
+    expect(isUpdate("My blood pressure is 138/85 mmHg.", "My blood pressure is 138 mg/dL.")).toBe(false)
+  })
+})
+
 describe("updates: two statements of one attribute with different values", () => {
   it("the issue's phrasings are updates, said in passing and in other words", () => {
     expect(isUpdate("Our repo has 150 commits merged.", "The repo has now reached 165 commits.")).toBe(true)
