@@ -70,6 +70,43 @@ describe("newer wins across the graph and the raw log", () => {
   )
 })
 
+describe("questions about the current value and about history", () => {
+  it.effect("'my first review' asks for the current date: the moved date comes first; 'when I first' keeps the ranking", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I've got a portfolio review scheduled for June 15, 2024.", JAN],
+        ["user", "My portfolio review moved to June 20, 2024.", FEB]
+      ])
+      const current = yield* retrieve("When is my first portfolio review scheduled?")
+      expect(current.slice(0, 2).map((r) => r.content)).toEqual([
+        "My portfolio review moved to June 20, 2024.",
+        "I've got a portfolio review scheduled for June 15, 2024."
+      ])
+      expect(current[0]!.updated).toEqual({ at: FEB, before: "june 15 2024", beforeAt: JAN })
+      const history = yield* retrieve("When was the portfolio review I first scheduled?")
+      expect(history.slice(0, 2).map((r) => r.content)).toEqual([
+        "I've got a portfolio review scheduled for June 15, 2024.",
+        "My portfolio review moved to June 20, 2024."
+      ])
+      expect(history[0]!.supersededBy?.at).toBe(FEB)
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("a value the question gives itself is what it asks with, not for: no update among those", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I want the sum of the first 10 terms of the sequence 3, 7, 11.", JAN],
+        ["user", "I want the sum of the first 15 terms of the sequence 7, 10, 13.", FEB]
+      ])
+      const results = yield* retrieve("Can you show me the sum of the first 10 terms of the sequence 3, 7, 11?")
+      expect(results.slice(0, 2).map((r) => [r.content, r.supersededBy, r.updated])).toEqual([
+        ["I want the sum of the first 10 terms of the sequence 3, 7, 11.", undefined, undefined],
+        ["I want the sum of the first 15 terms of the sequence 7, 10, 13.", undefined, undefined]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+})
+
 describe("contradictions come back together", () => {
   it.effect("a denial and the statement it contradicts are both returned, next to each other, each flagged", () =>
     Effect.gen(function* () {

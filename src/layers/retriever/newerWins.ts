@@ -27,8 +27,10 @@ export interface Marks {
   readonly conflictsWith?: ConflictsWith
 }
 
-// A question about what used to be, or about the change itself, wants the old value where it ranked.
-const ASKS_HISTORY = /\b(?:originally|initially|at first|first|previous(?:ly)?|used to|earlier|before|old|former(?:ly)?|history|change[sd]?|progress(?:ed)?)\b/i
+// A question about what used to be, or about the change itself, wants the old value where it ranked. "First"
+// only as when something began ("when I first set", "at first"): "my first portfolio review" asks for its current date.
+const ASKS_HISTORY =
+  /\b(?:originally|initially|at first|(?:i|we|you|he|she|they)\s+first|previous(?:ly)?|used to|earlier|before|old|former(?:ly)?|history|change[sd]?|progress(?:ed)?)\b/i
 
 // The value kinds a question asks for, when its wording says so.
 const EXPECTED: ReadonlyArray<readonly [RegExp, ReadonlySet<AttributeMention["kind"]>]> = [
@@ -76,11 +78,15 @@ const sentenceCache = (): SentencesOf => {
 
 const mentionsOf = (s: AnalyzedSentence) => (s.mentions ??= attributeMentions(s.text))
 
-/** The candidate's best sentence stating a value of an expected kind whose attribute the query names. */
+/**
+ * The candidate's best sentence stating a value of an expected kind whose attribute the query names. A value
+ * of a kind and unit the query gives itself is what it asks with, not for ("the sum of the first 15 terms").
+ */
 const statedValue = (
   sentences: ReadonlyArray<AnalyzedSentence>,
   query: ReadonlySet<string>,
-  kinds: ReadonlySet<string> | null
+  kinds: ReadonlySet<string> | null,
+  given: ReadonlyArray<AttributeMention>
 ): Stated | null => {
   let best: Stated | null = null
   for (const s of sentences) {
@@ -92,6 +98,7 @@ const statedValue = (
     if (best !== null && coverage <= best.coverage) continue
     for (const m of mentionsOf(s)) {
       if (kinds !== null && !kinds.has(m.kind)) continue
+      if (given.some((g) => g.kind === m.kind && g.unit === m.unit)) continue
       const words = analyze(m.attribute)
       if (!words.some((w) => query.has(w))) continue
       best = { mention: m, coverage, words }
@@ -144,7 +151,8 @@ export const newerWins = <A extends Said>(
 
   // 1. Updates: the best-ranked user statement of a value the query names sets the slot.
   const kinds = EXPECTED.find(([re]) => re.test(query))?.[1] ?? null
-  const stated = items.slice(0, n).map((c) => (c.said === true && c.at !== undefined ? statedValue(sentencesOf(c.content), terms, kinds) : null))
+  const given = attributeMentions(query)
+  const stated = items.slice(0, n).map((c) => (c.said === true && c.at !== undefined ? statedValue(sentencesOf(c.content), terms, kinds, given) : null))
   const anchorAt = stated.findIndex((s) => s !== null && s.coverage >= MIN_COVERAGE)
   if (anchorAt >= 0) {
     const anchor = stated[anchorAt]!
