@@ -373,6 +373,14 @@ const GOAL = /\b(?:goals?|targets?|aim(?:ing)?|want(?:ing)?|hop(?:e|ing)|plan(?:
 /** Whether the value is one someone aims for, not one that holds. */
 export const isGoal = (m: AttributeMention, text: string): boolean => GOAL.test(text.slice(Math.max(0, m.start - 60), m.start))
 
+// The narrow reading, within the value's own clause: only words that make it wished for or supposed ("but I want
+// to increase it to 7 hours", "it was supposed to be 15 guests"). "Trying to" and "up to" open many values said
+// in passing ("I'm trying to speed up the API, which is now at 120ms").
+const AIMED = /\b(?:want(?:ed|ing)?|would like|aim(?:ed|ing)?|supposed to|meant to)\b[^,;:.!?]*$/i
+
+/** Whether the value's own clause says it is wished for or supposed ("but I want to increase it to 7 hours"). */
+export const isAimed = (m: AttributeMention, text: string): boolean => AIMED.test(text.slice(Math.max(0, m.start - 60), m.start))
+
 /**
  * Whether `later` (said in `laterText`) updates `earlier` (said in `earlierText`): one slot, different
  * values, both stated as the attribute's (not aimed for), and evidence that both speak of the same thing:

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { attributeMentions, updates } from "../../src/text/attributes.js"
+import { attributeMentions, isAimed, updates } from "../../src/text/attributes.js"
 import { canonicalKeyForContent } from "../../src/text/canonical.js"
 import { consolidatePending } from "../../src/programs/consolidate.js"
 import { byContent, say, statements, withStores } from "./support.js"
@@ -52,6 +52,16 @@ describe("value forms people update", () => {
     expect(slots("Our help desk is open 24/7.")).toEqual([])
     expect(slots("Add 1/2 cup of sugar.")).toEqual([])
     expect(slots("It was someone else's idea.")).toEqual([])
+  })
+
+  it("a value wished for or supposed in its own clause is aimed; one said in passing after 'trying to' is not", () => {
+    const aimed = (text: string) => attributeMentions(text).map((m) => [m.value, isAimed(m, text)])
+    expect(aimed("Right now I sleep 5.5 hours, but I want to sleep 7 hours.")).toEqual([
+      ["5.5 h", false],
+      ["7 h", true]
+    ])
+    expect(aimed("It was supposed to be 15 guests at the party.")).toEqual([["15", true]])
+    expect(aimed("I'm trying to speed up the login API, whose response time is now at 120ms.")).toEqual([["120 ms", false]])
   })
 
   it("the new forms update like the others; another unit or the same value restated does not", () => {

@@ -107,6 +107,25 @@ describe("questions about the current value and about history", () => {
   )
 })
 
+describe("values wished for or supposed are not statements of the value", () => {
+  it.effect("a later 'it was supposed to be 30' or 'I want 25' does not supersede what holds", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I'm expecting 20 guests at my housewarming party.", JAN],
+        ["user", "It was supposed to be 30 guests at my housewarming party, but plans changed.", FEB],
+        ["user", "For my housewarming party I want 25 guests next time.", MAR]
+      ])
+      const results = yield* retrieve("How many guests are coming to my housewarming party?")
+      expect(results.map((r) => r.content).sort()).toEqual([
+        "For my housewarming party I want 25 guests next time.",
+        "I'm expecting 20 guests at my housewarming party.",
+        "It was supposed to be 30 guests at my housewarming party, but plans changed."
+      ])
+      expect(results.filter((r) => r.supersededBy !== undefined || r.updated !== undefined)).toEqual([])
+    }).pipe(Effect.provide(world()))
+  )
+})
+
 describe("contradictions come back together", () => {
   it.effect("a denial and the statement it contradicts are both returned, next to each other, each flagged", () =>
     Effect.gen(function* () {
