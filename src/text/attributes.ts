@@ -339,9 +339,11 @@ export const sameAttribute = (a: AttributeMention, b: AttributeMention): boolean
 // Verb forms that are read as an attribute's head ("paid $300", "limiting crypto to 5%"): never a slot.
 const VERB_HEAD = /^(?:[a-z]+[^e]ed|paid|sent|spent|save|saving|missing|every|made|got|gave|left|took|bought|sold|lost|won|kept|held)$/
 
+/** Whether the attribute is a thing, not a verb read as one ("paid $300", "I have $3,000 saved", "saving"). */
+export const namesThing = (m: AttributeMention): boolean => !VERB_HEAD.test(m.head) && !(m.head.endsWith("ing") && m.modifiers.length === 0)
+
 /** Whether a mention can name a slot: its value is stated as the attribute's, and the attribute is a thing. */
-export const isSlot = (m: AttributeMention): boolean =>
-  m.stated && !VERB_HEAD.test(m.head) && !(m.head.endsWith("ing") && m.modifiers.length === 0)
+export const isSlot = (m: AttributeMention): boolean => m.stated && namesThing(m)
 
 const contextWords = (sentence: string, m: AttributeMention): Set<string> => {
   const own = new Set([m.head, ...m.modifiers])

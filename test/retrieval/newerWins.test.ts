@@ -124,6 +124,20 @@ describe("values wished for or supposed are not statements of the value", () => 
       expect(results.filter((r) => r.supersededBy !== undefined || r.updated !== undefined)).toEqual([])
     }).pipe(Effect.provide(world()))
   )
+
+  it.effect("a verb read as the attribute names no slot: a monthly saving and a sum saved are not one value", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I'm saving $1,000 each month for my emergency fund.", JAN],
+        ["user", "I have $3,000 saved for my emergency fund.", FEB]
+      ])
+      const results = yield* retrieve("How much am I saving each month for my emergency fund?")
+      expect(results.slice(0, 2).map((r) => [r.content, r.supersededBy, r.updated])).toEqual([
+        ["I'm saving $1,000 each month for my emergency fund.", undefined, undefined],
+        ["I have $3,000 saved for my emergency fund.", undefined, undefined]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
 })
 
 describe("contradictions come back together", () => {

@@ -6,7 +6,7 @@
 import type { SourceRef } from "../../domain/Message.js"
 import type { ConflictsWith, SupersededBy, Updated } from "../../domain/Result.js"
 import { analyze } from "../../search/IndexAnalyzer.js"
-import { type AttributeMention, attributeMentions, isAimed } from "../../text/attributes.js"
+import { type AttributeMention, attributeMentions, isAimed, namesThing } from "../../text/attributes.js"
 import { splitSentences } from "../../text/sentences.js"
 
 /** What newerWins needs of a candidate besides its content. */
@@ -81,7 +81,8 @@ const mentionsOf = (s: AnalyzedSentence) => (s.mentions ??= attributeMentions(s.
 /**
  * The candidate's best sentence stating a value of an expected kind whose attribute the query names. A value
  * of a kind and unit the query gives itself is what it asks with, not for ("the sum of the first 15 terms"),
- * and one aimed for or supposed does not hold ("I want 7 hours", "it was supposed to be 15 guests").
+ * one aimed for or supposed does not hold ("I want 7 hours", "it was supposed to be 15 guests"), and a verb read
+ * as the attribute names no slot ("I have $3,000 saved").
  */
 const statedValue = (
   sentences: ReadonlyArray<AnalyzedSentence>,
@@ -99,7 +100,7 @@ const statedValue = (
     if (best !== null && coverage <= best.coverage) continue
     for (const m of mentionsOf(s)) {
       if (kinds !== null && !kinds.has(m.kind)) continue
-      if (given.some((g) => g.kind === m.kind && g.unit === m.unit) || isAimed(m, s.text)) continue
+      if (!namesThing(m) || given.some((g) => g.kind === m.kind && g.unit === m.unit) || isAimed(m, s.text)) continue
       const words = analyze(m.attribute)
       if (!words.some((w) => query.has(w))) continue
       best = { mention: m, coverage, words }
