@@ -1,4 +1,4 @@
-// Numbers said in words ("three", "twenty-five", "a dozen" is not one): the pattern that finds them and their value.
+// Numbers said in words ("three", "twenty-five", "hundred"): the pattern that finds them and their value.
 
 const SMALL = [
   "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
