@@ -9,6 +9,7 @@ import { Effect, Either, ExecutionStrategy, Exit, Layer, Scope } from "effect"
 import { CorruptFile, diskFull, innermostMessage, isDiskFull, StorageError } from "../domain/errors.js"
 import type { Edge, Graph, MemoryNode } from "../domain/Node.js"
 import { isLongLived } from "../runtime/longLived.js"
+import { isCompact } from "../store/compactVector.js"
 import { noSpaceLeft } from "../store/diskSpace.js"
 import { refuseLink } from "../store/noFollow.js"
 import { dataPaths } from "../store/paths.js"
@@ -228,8 +229,9 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
           Effect.gen(function* () {
             const indexed = chunk.map(indexColumns)
             const before = new Map(
-              (yield* sql<{ id: string; lex_hash: string | null; rid: number }>`SELECT id, lex_hash, rowid AS rid FROM nodes
-                WHERE id IN ${sql.in(chunk.map((n) => n.id))}`).map((r) => [r.id, r] as const)
+              (yield* sql<{ id: string; lex_hash: string | null; rid: number; embedding: unknown; embed_dim: unknown; embed_model: unknown }>`
+                SELECT n.id, n.lex_hash, n.rowid AS rid, v.embedding, v.embed_dim, v.embed_model FROM nodes n
+                LEFT JOIN node_vectors v ON v.node_id = n.id WHERE n.id IN ${sql.in(chunk.map((n) => n.id))}`).map((r) => [r.id, r] as const)
             )
             const rows = chunk.map((n, i) => ({
               id: n.id,
@@ -257,11 +259,17 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
               )
               yield* sql`INSERT INTO node_terms ${sql.insert(stale.map((i) => ({ rowid: rowids.get(chunk[i]!.id)!, terms: indexed[i]!.terms })))}`
             }
-            const vectors = chunk.flatMap((n) =>
-              n.embedding === null
-                ? []
-                : [{ node_id: n.id, embedding: vectorBytes(n.embedding), embed_dim: n.embedding.length, embed_model: n.embedModel }]
-            )
+            // A vector row is written only when the vector changed: reinforcement rewrites a node but not its
+            // embedding, and every write of node_vectors makes other processes reload every vector.
+            const vectors = chunk.flatMap((n) => {
+              if (n.embedding === null) return []
+              const bytes = vectorBytes(n.embedding)
+              const old = before.get(n.id)
+              const same =
+                old !== undefined && old.embed_dim === n.embedding.length && old.embed_model === n.embedModel &&
+                old.embedding instanceof Uint8Array && bytes.equals(old.embedding)
+              return same ? [] : [{ node_id: n.id, embedding: bytes, embed_dim: n.embedding.length, embed_model: n.embedModel }]
+            })
             const without = chunk.filter((n) => n.embedding === null).map((n) => n.id)
             if (without.length > 0) yield* sql`DELETE FROM node_vectors WHERE node_id IN ${sql.in(without)}`
             if (vectors.length > 0) {
@@ -540,14 +548,18 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         const rows = yield* sql<VectorColumns & { node_id: string }>`SELECT node_id, embedding, embed_dim FROM node_vectors
           WHERE ${modelId === null ? sql`1` : sql`(embed_model IS NULL OR embed_model = ${modelId})`} ORDER BY rowid`
         let index: VectorIndex | null = null
-        // The index copies each vector: one scratch array serves every row.
-        let scratch = new Float32Array(0)
         for (const r of rows) {
-          if (typeof r.embed_dim === "number" && r.embed_dim !== scratch.length) scratch = new Float32Array(r.embed_dim)
-          const v = rowVector(r.embedding, r.embed_dim, scratch)
-          if (v === null || v.length === 0) continue
-          if (index === null) index = new VectorIndex(v.length)
-          if (v.length === index.dim) index.add(r.node_id, v)
+          const dim = r.embed_dim
+          const bytes = r.embedding
+          if (typeof dim !== "number" || !Number.isInteger(dim) || dim <= 0 || !(bytes instanceof Uint8Array)) continue
+          // The stored int8 bytes go in as they are; an older float32 row is decoded first.
+          const compact = isCompact(bytes, dim)
+          const v = compact ? null : rowVector(bytes, dim)
+          if (!compact && v === null) continue
+          if (index === null) index = new VectorIndex(dim)
+          if (dim !== index.dim) continue
+          if (v === null) index.addCompact(r.node_id, bytes)
+          else index.add(r.node_id, v)
         }
         vectorCache = { stamp, version, modelId, index }
         return index

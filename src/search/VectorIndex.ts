@@ -1,12 +1,15 @@
-// Exact top-k vector search over contiguous matrices in WebAssembly memory.
+// Exact top-k vector search over an int8 matrix in WebAssembly memory.
 //
 // A full float32 scan of 100k x 384 reads 154 MB per query: about 40 ms in plain JavaScript and
-// still ~16 ms with SIMD, bound by memory bandwidth. So each vector is also kept as int8 (per-row
-// scale), and a query runs in two passes, both hand-written WebAssembly SIMD kernels:
-//   1. an int8 scan (a quarter of the bytes) gives every row an approximate score and a proven error
-//      bound (Cauchy-Schwarz on the rounding residuals), hence an interval holding its exact score;
-//   2. only rows whose interval reaches the k-th best lower end are rescored in float32.
-// The result is the exact float32 top k, the same as a full scan, not an approximation.
+// still ~16 ms with SIMD, bound by memory bandwidth. So each vector is held as int8 with a per-row
+// scale, and a query runs in two passes:
+//   1. an int8 scan (a quarter of the bytes; a hand-written WebAssembly SIMD kernel) gives every row an
+//      approximate score and a proven error bound (Cauchy-Schwarz on the rounding residuals), hence an
+//      interval holding its exact score;
+//   2. only rows whose interval reaches the k-th best lower end are rescored exactly, in float64.
+// The result is the exact top k, the same as a full scan, not an approximation. A vector given as floats
+// keeps a float32 copy for pass 2; a vector given in its stored compact form (int8 with a scale,
+// src/store/compactVector.ts) is held as those bytes only, and is exact as it is (no residual).
 
 export interface VectorHit {
   readonly id: string
@@ -36,33 +39,6 @@ const kernel = (qBytesPerElement: number, row: Array<number>, store: Array<numbe
     get(4), i32(4), [0x6a], tee(4), // out += 4
     get(5), [0x49, 0x0d, 0x00] // out < end -> next row
   )
-]
-
-// f32dots: out[r] = sum_d m[r][d] * q[d], float32, 16 elements per turn in four f32x4 accumulators.
-const F32_DOTS = [
-  0x02, 0x03, 0x7f, 0x04, 0x7b, // locals: 3 x i32, 4 x v128 (8..11)
-  ...kernel(
-    4,
-    [
-      ...zero128, ...tee(8), ...tee(9), ...tee(10), ...set(11),
-      ...get(0), ...set(6), // qp = q
-      ...loop(
-        ...[0, 16, 32, 48].map((off, i) => [
-          ...get(8 + i), ...get(1), ...load128(off), ...get(6), ...load128(off),
-          ...simd(0xe6), ...simd(0xe4), ...set(8 + i) // a_i += m * q (f32x4.mul, f32x4.add)
-        ]),
-        [...get(1), ...i32(64), 0x6a, ...set(1)], // m += 64
-        [...get(6), ...i32(64), 0x6a, ...tee(6), ...get(7), 0x49, 0x0d, 0x00] // qp += 64; qp < qEnd -> loop
-      ),
-      ...get(8), ...get(9), ...simd(0xe4), ...get(10), ...get(11), ...simd(0xe4), ...simd(0xe4), ...set(8)
-    ],
-    [
-      ...get(8), ...simd(0x1f, 0), ...get(8), ...simd(0x1f, 1), 0x92, // f32x4.extract_lane, f32.add
-      ...get(8), ...simd(0x1f, 2), 0x92, ...get(8), ...simd(0x1f, 3), 0x92,
-      0x38, 0x02, 0x00 // f32.store
-    ]
-  ),
-  0x0b
 ]
 
 // i8dots: out[r] = sum_d m[r][d] * q[d], m int8, q int16 (pre-widened), exact int32; 16 elements per turn.
@@ -135,54 +111,50 @@ const kernels = () =>
     new Uint8Array([
       0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // \0asm, version 1
       ...section(1, [0x01, 0x60, 0x05, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0x00]), // type: (i32 x5) -> ()
-      ...section(3, [0x02, 0x00, 0x00]), // two functions of that type
+      ...section(3, [0x01, 0x00]), // one function of that type
       ...section(5, [0x01, 0x00, 0x01]), // one memory, at least one page
-      ...section(7, [0x03, ...name("memory"), 0x02, 0x00, ...name("f32dots"), 0x00, 0x00, ...name("i8dots"), 0x00, 0x01]),
-      ...section(10, [0x02, ...body(F32_DOTS), ...body(I8_DOTS)])
+      ...section(7, [0x02, ...name("memory"), 0x02, 0x00, ...name("i8dots"), 0x00, 0x00]),
+      ...section(10, [0x01, ...body(I8_DOTS)])
     ])
   ))
 
 type Dots = (query: number, matrix: number, rows: number, stride: number, out: number) => void
 
 const PAGE = 65536
-// Slack on the bound for float32 rounding in the kernels (scores are sums of 384 products of size ~1e-2).
+// Slack on the bound for float rounding in the bound's own arithmetic.
 const ROUNDING = 1e-5
 
 /**
  * Exact top-k search by dot product over vectors of one dimension, each under a string id.
- * Memory per vector: 5 bytes per dimension (float32 + int8), rows padded to a multiple of 16.
+ * Memory per vector: 1 byte per dimension (rows padded to a multiple of 16), plus a float32 copy for a
+ * vector added as floats (`add`); none for one added in its stored compact form (`addCompact`).
  */
 export class VectorIndex {
   readonly dim: number
   private readonly stride: number
   private readonly memory: WasmMemory
-  private readonly f32dots: Dots
   private readonly i8dots: Dots
   private capacity = 0
   private readonly ids: Array<string> = []
   private readonly rows = new Map<string, number>()
-  // Per row: int8 scale, |scale * q| and |v - scale * q| (the rounding residual), for the bound.
+  // Per row: the vector is scale * q exactly (compact) or within residual of it (floats, kept in `floats`).
   private scale = new Float64Array(0)
+  // |scale * q| and |v - scale * q| (the rounding residual), for the bound.
   private quantNorm = new Float64Array(0)
   private residual = new Float64Array(0)
-  // Linear memory, in bytes: [query f32][query i16][one f32 score][f32 matrix][i8 matrix][i32 scores].
-  private readonly queryF32At = 0
-  private readonly queryI16At: number
-  private readonly oneScoreAt: number
-  private readonly f32At: number
-  private i8At = 0
+  private readonly floats: Array<Float32Array | null> = []
+  // Linear memory, in bytes: [query i16][i8 matrix][i32 scores].
+  private readonly queryI16At = 0
+  private readonly i8At: number
   private scoresAt = 0
 
   constructor(dim: number) {
     if (!Number.isInteger(dim) || dim <= 0) throw new RangeError(`dimension must be a positive integer, got ${dim}`)
     this.dim = dim
     this.stride = Math.ceil(dim / 16) * 16
-    this.queryI16At = this.stride * 4
-    this.oneScoreAt = this.queryI16At + this.stride * 2
-    this.f32At = this.oneScoreAt + 64
+    this.i8At = this.stride * 2
     const instance = new Wasm.Instance(kernels())
     this.memory = instance.exports["memory"] as WasmMemory
-    this.f32dots = instance.exports["f32dots"] as Dots
     this.i8dots = instance.exports["i8dots"] as Dots
     this.reserve(1024)
   }
@@ -205,29 +177,52 @@ export class VectorIndex {
       if (!Number.isFinite(x)) throw new RangeError(`vector for ${id} has a non-finite value`)
       max = Math.max(max, Math.abs(x))
     }
-    let row = this.rows.get(id)
-    if (row === undefined) {
-      row = this.ids.length
-      if (row === this.capacity) this.reserve(this.capacity * 2)
-      this.ids.push(id)
-      this.rows.set(id, row)
-    }
-    const f32 = new Float32Array(this.memory.buffer, this.f32At + row * this.stride * 4, this.stride)
-    const i8 = new Int8Array(this.memory.buffer, this.i8At + row * this.stride, this.stride)
-    f32.fill(0).set(vector)
+    const row = this.rowFor(id)
+    const f32 = Float32Array.from(vector)
+    const i8 = new Int8Array(this.memory.buffer, this.i8At + row * this.stride, this.stride).fill(0)
     const s = max > 0 ? max / 127 : 1
     let qn = 0
     let res = 0
-    i8.fill(0)
     for (let d = 0; d < this.dim; d++) {
       const q = Math.round(f32[d]! / s)
       i8[d] = q
       qn += q * q
       res += (f32[d]! - s * q) ** 2
     }
+    this.floats[row] = f32
     this.scale[row] = s
     this.quantNorm[row] = s * Math.sqrt(qn)
     this.residual[row] = Math.sqrt(res)
+  }
+
+  /**
+   * Adds a vector in its stored compact form (compactVector's bytes: the float32 scale, then one int8 per
+   * dimension), replacing any vector under the same id. Its scores are those of the stored vector,
+   * q[d] * scale / 127, with nothing else kept. False (nothing added) when the bytes are not that form.
+   */
+  addCompact(id: string, bytes: Uint8Array): boolean {
+    if (bytes.byteLength !== 4 + this.dim) return false
+    const scale = new DataView(bytes.buffer, bytes.byteOffset, 4).getFloat32(0, true)
+    if (!Number.isFinite(scale)) return false
+    const row = this.rowFor(id)
+    const i8 = new Int8Array(this.memory.buffer, this.i8At + row * this.stride, this.stride).fill(0)
+    i8.set(new Int8Array(bytes.buffer, bytes.byteOffset + 4, this.dim))
+    let qn = 0
+    for (let d = 0; d < this.dim; d++) qn += i8[d]! * i8[d]!
+    const s = scale / 127
+    this.floats[row] = null
+    this.scale[row] = s
+    this.quantNorm[row] = Math.abs(s) * Math.sqrt(qn)
+    this.residual[row] = 0
+    return true
+  }
+
+  /** The dot product of the vector held under id with query (as search scores it), or undefined. */
+  score(id: string, query: ArrayLike<number>): number | undefined {
+    const row = this.rows.get(id)
+    if (row === undefined) return undefined
+    if (query.length !== this.dim) throw new RangeError(`query has ${query.length} dimensions, index has ${this.dim}`)
+    return this.exact(row, query instanceof Float32Array ? query : Float32Array.from(query))
   }
 
   /** Removes the vector held under id; false when there was none. The last row moves into its place. */
@@ -237,24 +232,23 @@ export class VectorIndex {
     const last = this.ids.length - 1
     if (row !== last) {
       const moved = this.ids[last]!
-      const bytes = new Uint8Array(this.memory.buffer)
-      const f32Row = this.stride * 4
-      bytes.copyWithin(this.f32At + row * f32Row, this.f32At + last * f32Row, this.f32At + (last + 1) * f32Row)
-      bytes.copyWithin(this.i8At + row * this.stride, this.i8At + last * this.stride, this.i8At + (last + 1) * this.stride)
+      new Uint8Array(this.memory.buffer).copyWithin(this.i8At + row * this.stride, this.i8At + last * this.stride, this.i8At + (last + 1) * this.stride)
       this.scale[row] = this.scale[last]!
       this.quantNorm[row] = this.quantNorm[last]!
       this.residual[row] = this.residual[last]!
+      this.floats[row] = this.floats[last]!
       this.ids[row] = moved
       this.rows.set(moved, row)
     }
     this.ids.pop()
+    this.floats.pop()
     this.rows.delete(id)
     return true
   }
 
   /**
    * The k vectors with the highest dot product with query, best first (ties: the earlier row first),
-   * scored in float32. filter, when given, must accept an id for it to appear; it is consulted only
+   * scored exactly. filter, when given, must accept an id for it to appear; it is consulted only
    * for rows that could make the top k, so it may see fewer ids than the index holds.
    */
   search(query: ArrayLike<number>, k: number, filter?: (id: string) => boolean): Array<VectorHit> {
@@ -264,8 +258,7 @@ export class VectorIndex {
     if (k <= 0) return []
 
     // The query in float32 and as int16-widened int8 with its own scale and residual.
-    const qf = new Float32Array(this.memory.buffer, this.queryF32At, this.stride).fill(0)
-    qf.set(query)
+    const qf = Float32Array.from(query)
     const qi = new Int16Array(this.memory.buffer, this.queryI16At, this.stride).fill(0)
     let max = 0
     let norm = 0
@@ -303,30 +296,48 @@ export class VectorIndex {
     }
     const floor = lows.full() ? lows.weakestScore() : Number.NEGATIVE_INFINITY
 
-    // Pass 2: exact float32 scores for the rows whose upper end reaches the floor.
+    // Pass 2: exact scores for the rows whose upper end reaches the floor.
     const best = new TopK(k)
-    const one = new Float32Array(this.memory.buffer, this.oneScoreAt, 1)
-    const rowBytes = this.stride * 4
     for (let r = 0; r < n; r++) {
       const high = scale[r]! * t * raw[r]! + quantNorm[r]! * residual + rowResidual[r]! * norm + ROUNDING
       if (high < floor || !accepted(r)) continue
-      this.f32dots(this.queryF32At, this.f32At + r * rowBytes, 1, this.stride, this.oneScoreAt)
-      const score = one[0]!
+      const score = this.exact(r, qf)
       if (best.admits(score)) best.push(score, r)
     }
     return best.sorted().map(({ score, row }) => ({ id: this.ids[row]!, score }))
   }
 
+  /** Row r's dot product with q: over its float32 copy, or its int8 values times its scale. */
+  private exact(r: number, q: Float32Array): number {
+    const f = this.floats[r]
+    let sum = 0
+    if (f !== null && f !== undefined) {
+      for (let d = 0; d < this.dim; d++) sum += f[d]! * q[d]!
+      return sum
+    }
+    const i8 = new Int8Array(this.memory.buffer, this.i8At + r * this.stride, this.dim)
+    for (let d = 0; d < this.dim; d++) sum += i8[d]! * q[d]!
+    return sum * this.scale[r]!
+  }
+
+  /** The row for id: its own, or a new one at the end. */
+  private rowFor(id: string): number {
+    let row = this.rows.get(id)
+    if (row === undefined) {
+      row = this.ids.length
+      if (row === this.capacity) this.reserve(this.capacity * 2)
+      this.ids.push(id)
+      this.floats.push(null)
+      this.rows.set(id, row)
+    }
+    return row
+  }
+
   private reserve(capacity: number): void {
-    const i8At = this.f32At + capacity * this.stride * 4
-    const scoresAt = i8At + capacity * this.stride
+    const scoresAt = this.i8At + capacity * this.stride
     const bytes = scoresAt + capacity * 4
     const have = this.memory.buffer.byteLength
     if (bytes > have) this.memory.grow(Math.ceil((bytes - have) / PAGE))
-    // The int8 rows sit after the float32 rows, so they move up; copyWithin handles the overlap.
-    if (this.capacity > 0) {
-      new Uint8Array(this.memory.buffer).copyWithin(i8At, this.i8At, this.i8At + this.ids.length * this.stride)
-    }
     const grow = (a: Float64Array) => {
       const b = new Float64Array(capacity)
       b.set(a)
@@ -335,7 +346,6 @@ export class VectorIndex {
     this.scale = grow(this.scale)
     this.quantNorm = grow(this.quantNorm)
     this.residual = grow(this.residual)
-    this.i8At = i8At
     this.scoresAt = scoresAt
     this.capacity = capacity
   }

@@ -62,8 +62,9 @@ export interface GraphSearchShape {
    */
   readonly lexicalTopK: (query: LexicalQuery) => Effect.Effect<ReadonlyArray<ScoredId>, GraphStoreError>
   /**
-   * Exact float32 dot-product top k over the nodes `filter` admits that hold a vector of the query's model
-   * and dimension. Null when the store holds no such vector at all (semantic search is off for the graph).
+   * Exact dot-product top k over the nodes `filter` admits that hold a vector of the query's model and
+   * dimension, each vector as the store holds it (a file store: int8 with a scale, store/compactVector.ts),
+   * summed in float64. Null when the store holds no such vector at all (semantic search is off for the graph).
    */
   readonly vectorTopK: (query: VectorQuery) => Effect.Effect<ReadonlyArray<ScoredId> | null, GraphStoreError>
   /** Every edge with an end among `ids` (in the order load() gives edges). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { VectorIndex } from "../../src/search/VectorIndex.js"
+import { decodeVector, encodeVector } from "../../src/store/compactVector.js"
 import { mulberry32, unit } from "../support/randomVectors.js"
 
 
@@ -63,6 +64,39 @@ describe("VectorIndex", () => {
       const query = unit(rand, 384)
       expectSame(index.search(query, 20), naive(data, query, 20))
     }
+  })
+
+  it("searches stored compact vectors as they read back, and mixes them with float ones", () => {
+    const rand = mulberry32(11)
+    const index = new VectorIndex(384)
+    const data = new Map<string, Float32Array>()
+    for (let i = 0; i < 2000; i++) {
+      const v = unit(rand, 384)
+      if (i % 2 === 0) {
+        const bytes = encodeVector(v)
+        expect(index.addCompact(`n${i}`, bytes)).toBe(true)
+        data.set(`n${i}`, decodeVector(bytes, 384)!)
+      } else {
+        index.add(`n${i}`, v)
+        data.set(`n${i}`, v)
+      }
+    }
+    for (let i = 0; i < 2000; i += 7) {
+      index.remove(`n${i}`)
+      data.delete(`n${i}`)
+    }
+    for (let q = 0; q < 10; q++) {
+      const query = unit(rand, 384)
+      expectSame(index.search(query, 20), naive(data, query, 20))
+      const even = (id: string) => Number(id.slice(1)) % 2 === 0
+      expectSame(index.search(query, 10, even), naive(data, query, 10, even))
+      for (const id of ["n2", "n3"]) expect(Math.abs(index.score(id, query)! - naive(new Map([[id, data.get(id)!]]), query, 1)[0]!.score)).toBeLessThan(1e-6)
+    }
+    expect(index.score("n0", unit(rand, 384))).toBeUndefined()
+    // Only the compact form of this dimension is taken.
+    expect(index.addCompact("bad", encodeVector(unit(rand, 10)))).toBe(false)
+    expect(index.has("bad")).toBe(false)
+    expect(index.size).toBe(data.size)
   })
 
   it("finds a stored unit vector itself first, with score 1", () => {

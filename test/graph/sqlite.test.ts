@@ -80,6 +80,27 @@ describe("GraphStoreSqlite", () => {
     })
   )
 
+  it.scopedLive("reinforcement and a re-save with the same vector leave node_vectors alone; a new vector rewrites its row", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir()
+      const store = yield* open(dir)
+      yield* store.commit({ upsertNodes: [fullNode("n1", { status: "active" }), fullNode("n2", { status: "active" })] })
+      const sql = yield* inspect(store.location!)
+      const version = Effect.map(sql<{ value: string }>`SELECT value FROM meta WHERE key = 'vectors_version'`, (r) => r[0]!.value)
+      const start = yield* version
+      const [n1] = yield* store.getNodes(["n1"])
+      yield* store.reinforce([{ id: "n1", content: n1!.content, validTo: n1!.validTo, at: "2026-03-05T00:00:00.000Z", strength: n1!.strength }])
+      yield* store.flushReinforcement
+      // The node row took the reinforcement; its vector row was not written, so readers keep their vectors.
+      expect((yield* store.getNodes(["n1"]))[0]!.accessCount).toBe(n1!.accessCount + 1)
+      yield* store.commit({ upsertNodes: [{ ...(yield* store.getNodes(["n2"]))[0]!, content: "edited n2" }] })
+      expect(yield* version).toBe(start)
+      yield* store.commit({ upsertNodes: [fullNode("n2", { status: "active", embedding: Float32Array.from([1, 0, 0, 0]) })] })
+      expect(Number(yield* version)).toBe(Number(start) + 1)
+      expect(Array.from((yield* store.getNodes(["n2"]))[0]!.embedding!)).toEqual([1, 0, 0, 0])
+    })
+  )
+
   it.scopedLive("a database of float32 vectors (before compact storage) is converted at open and answers the same", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir()
