@@ -121,6 +121,9 @@ const kernels = () =>
 type Dots = (query: number, matrix: number, rows: number, stride: number, out: number) => void
 
 const PAGE = 65536
+// Scratch for reading a stored vector's float32 scale without a DataView per vector.
+const scaleBytes = new Uint8Array(4)
+const scaleFloat = new Float32Array(scaleBytes.buffer)
 // Slack on the bound for float rounding in the bound's own arithmetic.
 const ROUNDING = 1e-5
 
@@ -143,6 +146,8 @@ export class VectorIndex {
   private quantNorm = new Float64Array(0)
   private residual = new Float64Array(0)
   private readonly floats: Array<Float32Array | null> = []
+  // A view of all of linear memory (renewed when it grows).
+  private i8 = new Int8Array(0)
   // Linear memory, in bytes: [query i16][i8 matrix][i32 scores].
   private readonly queryI16At = 0
   private readonly i8At: number
@@ -198,17 +203,29 @@ export class VectorIndex {
   /**
    * Adds a vector in its stored compact form (compactVector's bytes: the float32 scale, then one int8 per
    * dimension), replacing any vector under the same id. Its scores are those of the stored vector,
-   * q[d] * scale / 127, with nothing else kept. False (nothing added) when the bytes are not that form.
+   * q[d] * scale / 127, with nothing else kept. `at`: where in `bytes` the vector starts (a bulk reader
+   * passes one buffer of many); `bytes` from there on must hold at least the vector. False (nothing added)
+   * when it does not, or the scale is not finite.
    */
-  addCompact(id: string, bytes: Uint8Array): boolean {
-    if (bytes.byteLength !== 4 + this.dim) return false
-    const scale = new DataView(bytes.buffer, bytes.byteOffset, 4).getFloat32(0, true)
+  addCompact(id: string, bytes: Uint8Array, at = 0): boolean {
+    if (at < 0 || bytes.byteLength - at < 4 + this.dim) return false
+    scaleBytes[0] = bytes[at]!
+    scaleBytes[1] = bytes[at + 1]!
+    scaleBytes[2] = bytes[at + 2]!
+    scaleBytes[3] = bytes[at + 3]!
+    const scale = scaleFloat[0]!
     if (!Number.isFinite(scale)) return false
     const row = this.rowFor(id)
-    const i8 = new Int8Array(this.memory.buffer, this.i8At + row * this.stride, this.stride).fill(0)
-    i8.set(new Int8Array(bytes.buffer, bytes.byteOffset + 4, this.dim))
+    if (this.i8.buffer !== this.memory.buffer) this.i8 = new Int8Array(this.memory.buffer)
+    const i8 = this.i8
+    const start = this.i8At + row * this.stride
     let qn = 0
-    for (let d = 0; d < this.dim; d++) qn += i8[d]! * i8[d]!
+    for (let d = 0; d < this.dim; d++) {
+      const q = (bytes[at + 4 + d]! << 24) >> 24
+      i8[start + d] = q
+      qn += q * q
+    }
+    for (let d = this.dim; d < this.stride; d++) i8[start + d] = 0
     const s = scale / 127
     this.floats[row] = null
     this.scale[row] = s

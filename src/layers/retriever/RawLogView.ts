@@ -56,16 +56,15 @@ export class RawLogView {
   docs = new Map<string, RawDoc>()
   lexical: LexicalIndex
   sessions = new Map<string, SessionMark & { keys: Array<string> }>()
+  /** Message vectors for vectorModel by message key (score one with `vectors.score`). */
   vectors: VectorIndex | null = null
-  /** The same vectors by message key (for scoring single messages and for saving). */
-  readonly vectorOf = new Map<string, Float32Array>()
   vectorModel: string | null = null
   /** Messages without a vector for vectorModel. */
   private unembedded = new Set<string>()
   /** Work a saved copy would spare the next process: messages (re)indexed, and whether any was removed. */
   unsaved = { indexed: 0, removed: false }
-  /** Vectors computed since the last save (persist.ts appends them). */
-  private newVectors: Array<readonly [string, Float32Array]> = []
+  /** Vectors computed since the last save and still held (persist.ts appends them). */
+  private newVectors = new Map<string, Float32Array>()
 
   constructor(private readonly bm25: { readonly k1?: number; readonly b?: number } = {}) {
     this.lexical = new LexicalIndex({ ...bm25, analyzer: analyze })
@@ -164,8 +163,7 @@ export class RawLogView {
         key, sessionId, index: e.index, timestamp: e.timestamp, role: e.role, scope, content: e.content, author, prev: null, next: null
       })
       this.lexical.add(key, indexedText(e.content, e.timestamp))
-      this.vectors?.remove(key)
-      this.vectorOf.delete(key)
+      this.forgetVector(key)
       this.unembedded.add(key)
     }
     for (const key of old?.keys ?? []) {
@@ -195,7 +193,7 @@ export class RawLogView {
   missingVectors(modelId: string): Array<RawDoc> {
     if (this.vectorModel !== modelId) {
       this.vectors = null
-      this.vectorOf.clear()
+      this.newVectors.clear()
       this.vectorModel = modelId
       for (const key of this.docs.keys()) this.unembedded.add(key)
     }
@@ -210,26 +208,38 @@ export class RawLogView {
       if (this.vectors === null) this.vectors = new VectorIndex(v.length)
       if (v.length !== this.vectors.dim) return
       this.vectors.add(doc.key, v)
-      this.vectorOf.set(doc.key, v)
       this.unembedded.delete(doc.key)
-      if (fresh) this.newVectors.push([doc.key, v])
+      if (fresh) this.newVectors.set(doc.key, v)
+      else this.newVectors.delete(doc.key)
     })
   }
 
-  /** The vectors computed since the last call. */
+  /** Sets a message's vector from its stored compact bytes (store/compactVector.ts) of `dim` dimensions at `bytes[at]`. */
+  addStoredVector(key: string, dim: number, bytes: Uint8Array, at = 0): void {
+    if (dim <= 0 || !this.docs.has(key)) return
+    if (this.vectors === null) this.vectors = new VectorIndex(dim)
+    if (dim !== this.vectors.dim || !this.vectors.addCompact(key, bytes, at)) return
+    this.unembedded.delete(key)
+    this.newVectors.delete(key)
+  }
+
+  /** The vectors computed since the last call, of messages still held (not removed or re-embedded since). */
   takeNewVectors(): Array<readonly [string, Float32Array]> {
-    // Only those still held: a message removed (deleted) or re-embedded since is not saved.
-    const out = this.newVectors.filter(([key, v]) => this.vectorOf.get(key) === v)
-    this.newVectors = []
+    const out = [...this.newVectors]
+    this.newVectors = new Map()
     return out
+  }
+
+  private forgetVector(key: string): void {
+    this.vectors?.remove(key)
+    this.newVectors.delete(key)
   }
 
   private removeDoc(key: string): void {
     this.unsaved.removed = true
     this.docs.delete(key)
     this.lexical.remove(key)
-    this.vectors?.remove(key)
-    this.vectorOf.delete(key)
+    this.forgetVector(key)
     this.unembedded.delete(key)
   }
 }

@@ -386,8 +386,7 @@ const rankRawLog = (
     if (s === undefined) {
       const doc = raw.docs.get(key)!
       const lex = lexical.get(key) ?? 0
-      const v = vectors === null ? undefined : raw.vectorOf.get(key)
-      const sim = vectors === null ? 0 : (semantic.get(key) ?? (v === undefined ? 0 : Math.max(0, dot(q!, v))))
+      const sim = vectors === null ? 0 : (semantic.get(key) ?? Math.max(0, vectors.score(key, q!) ?? 0))
       const h = (lexShare * lex + (1 - lexShare) * sim) * (doc.role === "assistant" ? assistantShare : 1)
       s = { lex, sim, h: h > 0 && authorNamed(doc.author) ? h + tuning.authorWeight : h }
       own.set(key, s)

@@ -7,7 +7,7 @@ import { indexDir, writeIndexUnlessDeleted } from "../../store/indexFiles.js"
 import { compactLength, decodeVector, encodeVector } from "../../store/compactVector.js"
 import { appendNoFollow, READ_NOFOLLOW, readFileNoFollow } from "../../store/noFollow.js"
 import { ensurePrivateDir } from "../../store/privateDir.js"
-import type { RawDoc, RawLogView } from "./RawLogView.js"
+import type { RawLogView } from "./RawLogView.js"
 
 export interface PersistTarget {
   readonly dataDir: string
@@ -78,45 +78,62 @@ const header = (modelId: string): Buffer => {
   return Buffer.concat([Buffer.from(MAGIC, "latin1"), len, id])
 }
 
-const encodeRecords = (records: ReadonlyArray<readonly [string, Float32Array]>): Buffer => {
-  const parts: Array<Buffer> = []
-  for (const [key, v] of records) {
+/** Records of (key, dimension, compact bytes). */
+const encodeCompact = (records: ReadonlyArray<StoredRecord>): Buffer => {
+  const parts: Array<Uint8Array> = []
+  for (const { key, dim, bytes, at } of records) {
     const k = Buffer.from(key, "utf8")
     const head = Buffer.alloc(8)
     head.writeUInt32LE(k.length, 0)
-    head.writeUInt32LE(v.length, 4)
-    parts.push(head, k, encodeVector(v))
+    head.writeUInt32LE(dim, 4)
+    parts.push(head, k, bytes.subarray(at, at + compactLength(dim)))
   }
   return Buffer.concat(parts)
 }
 
+const encodeRecords = (records: ReadonlyArray<readonly [string, Float32Array]>): Buffer =>
+  encodeCompact(records.map(([key, v]) => ({ key, dim: v.length, bytes: encodeVector(v), at: 0 })))
+
+/** One record as stored: its vector's compact bytes (float32 bytes in a version 1 file) at bytes[at]. */
+interface StoredRecord {
+  readonly key: string
+  readonly dim: number
+  readonly bytes: Uint8Array
+  readonly at: number
+}
+
 /**
  * Every record of the vector file in order (dead ones included), and whether the file is the older float32
- * version; null when it is another model's or damaged.
+ * version; null when it is another model's or damaged. Each record points into `buf`.
  */
-const decodeRecords = (buf: Buffer, modelId: string): { records: Array<readonly [string, Float32Array]>; float32: boolean } | null => {
+const decodeRecords = (buf: Buffer, modelId: string): { records: Array<StoredRecord>; float32: boolean } | null => {
   const magic = buf.length < 12 ? "" : buf.toString("latin1", 0, 8)
   if (magic !== MAGIC && magic !== MAGIC_FLOAT32) return null
   const float32 = magic === MAGIC_FLOAT32
   const idLen = buf.readUInt32LE(8)
   if (12 + idLen > buf.length || buf.toString("utf8", 12, 12 + idLen) !== modelId) return null
-  const records: Array<readonly [string, Float32Array]> = []
+  const records: Array<StoredRecord> = []
   let at = 12 + idLen
   while (at + 8 <= buf.length) {
     const kLen = buf.readUInt32LE(at)
     const dim = buf.readUInt32LE(at + 4)
     const end = at + 8 + kLen + (float32 ? 4 * dim : compactLength(dim))
     if (end > buf.length) break // a torn last record (a writer died mid-append)
-    records.push([buf.toString("utf8", at + 8, at + 8 + kLen), decodeVector(buf.subarray(at + 8 + kLen, end), dim)!])
+    records.push({ key: buf.toString("utf8", at + 8, at + 8 + kLen), dim, bytes: buf, at: at + 8 + kLen })
     at = end
   }
   return { records, float32 }
 }
 
+/** A record's vector as floats. */
+const recordVector = (r: StoredRecord, float32: boolean): Float32Array =>
+  decodeVector(r.bytes.subarray(r.at, r.at + (float32 ? 4 * r.dim : compactLength(r.dim))), r.dim)!
+
 /** Every message vector the cache holds for a model, dead records included (audits and tests read it). */
 export const storedVectors = (dataDir: string, modelId: string): ReadonlyArray<readonly [string, Float32Array]> => {
   try {
-    return decodeRecords(fs.readFileSync(vectorFile(dataDir)), modelId)?.records ?? []
+    const decoded = decodeRecords(fs.readFileSync(vectorFile(dataDir)), modelId)
+    return (decoded?.records ?? []).map((r) => [r.key, recordVector(r, decoded!.float32)] as const)
   } catch {
     return []
   }
@@ -142,19 +159,17 @@ export const loadPersistedVectors = (target: PersistTarget, view: RawLogView): v
     const buf = readFileNoFollow(vectorFile(target.dataDir))
     const decoded = decodeRecords(buf, target.modelId)
     if (decoded === null) return
-    const docs: Array<RawDoc> = []
-    const vectors: Array<Float32Array> = []
-    for (const [key, v] of new Map(decoded.records)) {
-      const doc = view.docs.get(key)
-      if (doc === undefined) continue
-      docs.push(doc)
-      vectors.push(v)
+    // The last record of a key is its vector (in the order keys first appear); each goes in as its stored bytes.
+    const latest = new Map<string, StoredRecord>()
+    for (const r of decoded.records) {
+      if (!view.docs.has(r.key)) continue
+      latest.set(r.key, decoded.float32 ? { ...r, bytes: encodeVector(recordVector(r, true)), at: 0 } : r)
     }
     view.missingVectors(target.modelId)
-    view.addVectors(docs, vectors, false)
+    for (const r of latest.values()) view.addStoredVector(r.key, r.dim, r.bytes, r.at)
     // Mostly dead records (deleted or replaced messages), or float32 ones: rewrite with the live ones, compact.
-    if (decoded.float32 || decoded.records.length > 2 * docs.length + 100) {
-      const live = Buffer.concat([header(target.modelId), encodeRecords(docs.map((d, i) => [d.key, vectors[i]!]))])
+    if (decoded.float32 || decoded.records.length > 2 * latest.size + 100) {
+      const live = Buffer.concat([header(target.modelId), encodeCompact([...latest.values()])])
       writeIndexUnlessDeleted(target.dataDir, target.stamp, () => replaceFile(vectorFile(target.dataDir), live))
     }
   } catch {
