@@ -17,6 +17,7 @@ export const resolveDataDir = (flag: string | null | undefined, env: NodeJS.Proc
   expandPath(flag ?? env.AWHM_DATA_DIR ?? "~/.awhm")
 
 const MAX_ENCODED = 180
+const SAFE_ID = /^[A-Za-z0-9_-]*$/
 
 /**
  * Encodes a session id into a safe, reversible file-name stem: [A-Za-z0-9_-] stay, every other
@@ -24,6 +25,8 @@ const MAX_ENCODED = 180
  * "~<sha256>"; the real id is inside every line of the file.
  */
 export const encodeSessionId = (id: string): string => {
+  // Most ids are already safe as they are (a listing of thousands of logs encodes every name).
+  if (id.length <= MAX_ENCODED && SAFE_ID.test(id)) return id
   const encoded = Array.from(new TextEncoder().encode(id))
     .map((b) => {
       const c = String.fromCharCode(b)
