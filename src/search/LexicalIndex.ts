@@ -28,10 +28,15 @@ export class LexicalIndex {
   private readonly termIds = new Map<string, number>()
   private readonly termNames: Array<string> = []
   private readonly postings: Array<Array<number>> = [] // termId -> [slot, tf, slot, tf, ...]
+  // The postings of the documents fromBinary loaded, in one block (term t's pairs from offsets[t] to
+  // offsets[t + 1]); `postings` holds those added since. Both are searched.
+  private loaded: { readonly offsets: Int32Array; readonly data: Int32Array } | null = null
+  // The loaded documents' terms: slot d's from pairs[from[d]] to pairs[from[d + 1]] (until replaced in slotTerms).
+  private loadedTerms: { readonly pairs: Int32Array; readonly from: Int32Array } | null = null
   private df: Int32Array = new Int32Array(64) // live documents per term
   private readonly slotKeys: Array<string | null> = []
   private readonly slotLengths: Array<number> = []
-  private readonly slotTerms: Array<Int32Array> = [] // [termId, tf, termId, tf, ...] per slot
+  private readonly slotTerms: Array<Int32Array | undefined> = [] // [termId, tf, termId, tf, ...] per slot (undefined: loaded)
   private readonly slots = new Map<string, number>()
   private totalLength = 0
   private scores: Float64Array = new Float64Array(0)
@@ -84,7 +89,7 @@ export class LexicalIndex {
   remove(key: string): boolean {
     const slot = this.slots.get(key)
     if (slot === undefined) return false
-    const terms = this.slotTerms[slot]!
+    const terms = this.termsOf(slot)
     for (let i = 0; i < terms.length; i += 2) this.df[terms[i]!]!--
     this.totalLength -= this.slotLengths[slot]!
     this.slotKeys[slot] = null
@@ -121,9 +126,21 @@ export class LexicalIndex {
     const k1 = this.k1
     const norm0 = k1 * (1 - this.b)
     const norm1 = (k1 * this.b) / avg
+    const loaded = this.loaded
     for (const id of terms) {
       const df = this.df[id]!
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
+      if (loaded !== null && id + 1 < loaded.offsets.length) {
+        const list = loaded.data
+        for (let i = loaded.offsets[id]!, end = loaded.offsets[id + 1]!; i < end; i += 2) {
+          const slot = list[i]!
+          if (removedAt[slot] === 1) continue
+          const tf = list[i + 1]!
+          const s = (idf * tf * (k1 + 1)) / (tf + norm0 + norm1 * lengthOf[slot]!)
+          if (scores[slot] === 0) touched[nTouched++] = slot
+          scores[slot] = scores[slot]! + s
+        }
+      }
       const list = this.postings[id]!
       for (let i = 0; i < list.length; i += 2) {
         const slot = list[i]!
@@ -202,7 +219,7 @@ export class LexicalIndex {
       if (key === null || key === undefined) continue
       keys.push(key)
       lens.push(this.slotLengths[slot]!)
-      const t = this.slotTerms[slot]!
+      const t = this.termsOf(slot)
       for (let i = 0; i < t.length; i += 2) {
         let id = used.get(t[i]!)
         if (id === undefined) {
@@ -246,24 +263,57 @@ export class LexicalIndex {
       const ints = new Int32Array(Uint8Array.prototype.slice.call(bytes, start, start + nInts * 4).buffer)
       const index = new LexicalIndex(options)
       const ids = terms.map((t) => index.termId(String(t)))
-      // Term ids are mapped in place and each document's terms are a view of that copy (no buffer per document).
+      // Term ids are mapped in place; each document's terms stay in that copy (no buffer per document).
       const pairs = ints.subarray(2 * n + 1)
+      const from = ints.subarray(n, 2 * n + 1)
+      const nTerms = index.termNames.length
+      // The postings in one block: count each term's pairs, then place them (documents in slot order).
+      const offsets = new Int32Array(nTerms + 1)
       for (let i = 0; i < nPairs; i += 2) {
         const id = ids[pairs[i]!]
         if (id === undefined || pairs[i + 1]! <= 0) return null
         pairs[i] = id
+        offsets[id + 1]! += 2
       }
+      for (let t = 0; t < nTerms; t++) offsets[t + 1]! += offsets[t]!
+      const data = new Int32Array(nPairs)
+      const cursor = offsets.slice(0, nTerms)
+      index.lengthOf = new Float64Array(Math.max(64, n))
+      index.removedAt = new Uint8Array(Math.max(64, n))
       for (let d = 0; d < n; d++) {
-        const from = ints[n + d]!
-        const to = ints[n + d + 1]!
+        const start = from[d]!
+        const end = from[d + 1]!
         const key = String(keys[d])
-        if (from > to || to > nPairs || index.slots.has(key)) return null
-        index.insert(key, ints[d]!, pairs.subarray(from, to), true)
+        if (start > end || end > nPairs || index.slots.has(key)) return null
+        for (let i = start; i < end; i += 2) {
+          const id = pairs[i]!
+          const at = cursor[id]!
+          data[at] = d
+          data[at + 1] = pairs[i + 1]!
+          cursor[id] = at + 2
+          index.df[id]!++
+        }
+        index.slotKeys.push(key)
+        index.slotLengths.push(ints[d]!)
+        index.lengthOf[d] = ints[d]!
+        index.slotTerms.push(undefined)
+        index.slots.set(key, d)
+        index.totalLength += ints[d]!
       }
+      index.loaded = { offsets, data }
+      index.loadedTerms = { pairs, from }
       return index
     } catch {
       return null
     }
+  }
+
+  /** Slot's [termId, tf, ...]. */
+  private termsOf(slot: number): Int32Array {
+    const own = this.slotTerms[slot]
+    if (own !== undefined) return own
+    const { pairs, from } = this.loadedTerms!
+    return pairs.subarray(from[slot]!, from[slot + 1]!)
   }
 
   private termId(term: string): number {
@@ -308,9 +358,12 @@ export class LexicalIndex {
 
   // Renumbers live documents densely and rebuilds the postings without holes.
   private compact(): void {
+    const terms = this.slotKeys.map((_, slot) => this.termsOf(slot))
     const keys = this.slotKeys.splice(0)
     const lengths = this.slotLengths.splice(0)
-    const terms = this.slotTerms.splice(0)
+    this.slotTerms.length = 0
+    this.loaded = null
+    this.loadedTerms = null
     for (const list of this.postings) list.length = 0
     this.df.fill(0)
     this.slots.clear()

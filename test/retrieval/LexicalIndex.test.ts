@@ -89,4 +89,24 @@ describe("LexicalIndex", () => {
     expect(LexicalIndex.fromBinary(new Uint8Array([1, 2, 3]))).toBeNull()
     expect(LexicalIndex.fromBinary(idx.toBinary().subarray(0, 40))).toBeNull()
   })
+  it("an index read back from its binary form takes adds, replacements, removals and compaction like the original", () => {
+    const texts = Array.from({ length: 300 }, (_, i) => `${docs[i % docs.length]} item${i % 17} extra${i % 5}`)
+    const original = new LexicalIndex({ analyzer: analyze })
+    texts.forEach((t, i) => original.add(`k${i}`, t))
+    const copy = LexicalIndex.fromBinary(original.toBinary(), { analyzer: analyze })!
+    for (const idx of [original, copy]) {
+      idx.add("k3", "python ports replaced item99")
+      idx.add("new1", "orion build item4 extra2")
+      for (let i = 0; i < 300; i += 3) idx.remove(`k${i}`)
+    }
+    const queries = ["python orion build", "preferred languages", "ports item4", "item99 extra2", "extra0 item16"]
+    for (const q of queries) expect(copy.search(q, 20)).toEqual(original.search(q, 20))
+    // Past the point where holes outnumber live documents: both compact, and still agree.
+    for (const idx of [original, copy]) for (let i = 1; i < 300; i += 3) idx.remove(`k${i}`)
+    expect(copy.size).toBe(original.size)
+    expect(copy.size).toBe(101)
+    for (const q of queries) expect(copy.search(q, 20)).toEqual(original.search(q, 20))
+    const again = LexicalIndex.fromBinary(copy.toBinary(), { analyzer: analyze })!
+    for (const q of queries) expect(again.search(q, 20)).toEqual(original.search(q, 20))
+  })
 })
