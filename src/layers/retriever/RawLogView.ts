@@ -189,14 +189,18 @@ export class RawLogView {
     this.sessions.delete(sessionId)
   }
 
+  /** Keeps vectors of this model only (switching models drops all vectors). */
+  useModel(modelId: string): void {
+    if (this.vectorModel === modelId) return
+    this.vectors = null
+    this.newVectors.clear()
+    this.vectorModel = modelId
+    for (const key of this.docs.keys()) this.unembedded.add(key)
+  }
+
   /** Messages that have no vector for this model yet (switching models drops all vectors). */
   missingVectors(modelId: string): Array<RawDoc> {
-    if (this.vectorModel !== modelId) {
-      this.vectors = null
-      this.newVectors.clear()
-      this.vectorModel = modelId
-      for (const key of this.docs.keys()) this.unembedded.add(key)
-    }
+    this.useModel(modelId)
     return Array.from(this.unembedded, (key) => this.docs.get(key)!)
   }
 

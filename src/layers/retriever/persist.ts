@@ -103,26 +103,28 @@ interface StoredRecord {
 }
 
 /**
- * Every record of the vector file in order (dead ones included), and whether the file is the older float32
- * version; null when it is another model's or damaged. Each record points into `buf`.
+ * Visits every record of the vector file in order (dead ones included; each points into `buf`); gives the
+ * number of records and whether the file is the older float32 version, or null when it is another model's
+ * or damaged.
  */
-const decodeRecords = (buf: Buffer, modelId: string): { records: Array<StoredRecord>; float32: boolean } | null => {
+const eachRecord = (buf: Buffer, modelId: string, visit: (r: StoredRecord, float32: boolean) => void): { count: number; float32: boolean } | null => {
   const magic = buf.length < 12 ? "" : buf.toString("latin1", 0, 8)
   if (magic !== MAGIC && magic !== MAGIC_FLOAT32) return null
   const float32 = magic === MAGIC_FLOAT32
   const idLen = buf.readUInt32LE(8)
   if (12 + idLen > buf.length || buf.toString("utf8", 12, 12 + idLen) !== modelId) return null
-  const records: Array<StoredRecord> = []
+  let count = 0
   let at = 12 + idLen
   while (at + 8 <= buf.length) {
     const kLen = buf.readUInt32LE(at)
     const dim = buf.readUInt32LE(at + 4)
     const end = at + 8 + kLen + (float32 ? 4 * dim : compactLength(dim))
     if (end > buf.length) break // a torn last record (a writer died mid-append)
-    records.push({ key: buf.toString("utf8", at + 8, at + 8 + kLen), dim, bytes: buf, at: at + 8 + kLen })
+    visit({ key: buf.toString("utf8", at + 8, at + 8 + kLen), dim, bytes: buf, at: at + 8 + kLen }, float32)
+    count++
     at = end
   }
-  return { records, float32 }
+  return { count, float32 }
 }
 
 /** A record's vector as floats. */
@@ -132,8 +134,9 @@ const recordVector = (r: StoredRecord, float32: boolean): Float32Array =>
 /** Every message vector the cache holds for a model, dead records included (audits and tests read it). */
 export const storedVectors = (dataDir: string, modelId: string): ReadonlyArray<readonly [string, Float32Array]> => {
   try {
-    const decoded = decodeRecords(fs.readFileSync(vectorFile(dataDir)), modelId)
-    return (decoded?.records ?? []).map((r) => [r.key, recordVector(r, decoded!.float32)] as const)
+    const out: Array<readonly [string, Float32Array]> = []
+    eachRecord(fs.readFileSync(vectorFile(dataDir)), modelId, (r, float32) => out.push([r.key, recordVector(r, float32)]))
+    return out
   } catch {
     return []
   }
@@ -157,18 +160,23 @@ export const loadPersisted = (target: PersistTarget, view: RawLogView): boolean 
 export const loadPersistedVectors = (target: PersistTarget, view: RawLogView): void => {
   try {
     const buf = readFileNoFollow(vectorFile(target.dataDir))
-    const decoded = decodeRecords(buf, target.modelId)
-    if (decoded === null) return
-    // The last record of a key is its vector (in the order keys first appear); each goes in as its stored bytes.
-    const latest = new Map<string, StoredRecord>()
-    for (const r of decoded.records) {
-      if (!view.docs.has(r.key)) continue
-      latest.set(r.key, decoded.float32 ? { ...r, bytes: encodeVector(recordVector(r, true)), at: 0 } : r)
-    }
-    view.missingVectors(target.modelId)
-    for (const r of latest.values()) view.addStoredVector(r.key, r.dim, r.bytes, r.at)
+    view.useModel(target.modelId)
+    const before = view.vectors?.size ?? 0
+    // Each record goes in as its stored bytes; a later record of a key replaces its vector in place (the
+    // index keeps the order keys first appear).
+    const compact = (r: StoredRecord, float32: boolean): StoredRecord =>
+      float32 ? { ...r, bytes: encodeVector(recordVector(r, true)), at: 0 } : r
+    const read = eachRecord(buf, target.modelId, (r, float32) => {
+      const c = compact(r, float32)
+      view.addStoredVector(c.key, c.dim, c.bytes, c.at)
+    })
+    if (read === null) return
     // Mostly dead records (deleted or replaced messages), or float32 ones: rewrite with the live ones, compact.
-    if (decoded.float32 || decoded.records.length > 2 * latest.size + 100) {
+    if (read.float32 || read.count > 2 * ((view.vectors?.size ?? 0) - before) + 100) {
+      const latest = new Map<string, StoredRecord>()
+      eachRecord(buf, target.modelId, (r, float32) => {
+        if (view.docs.has(r.key)) latest.set(r.key, compact(r, float32))
+      })
       const live = Buffer.concat([header(target.modelId), encodeCompact([...latest.values()])])
       writeIndexUnlessDeleted(target.dataDir, target.stamp, () => replaceFile(vectorFile(target.dataDir), live))
     }
