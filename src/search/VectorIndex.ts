@@ -145,6 +145,8 @@ export class VectorIndex {
   // |scale * q| and |v - scale * q| (the rounding residual), for the bound.
   private quantNorm = new Float64Array(0)
   private residual = new Float64Array(0)
+  // The stored scale of a compact row (its largest magnitude).
+  private storedScale = new Float64Array(0)
   private readonly floats: Array<Float32Array | null> = []
   // A view of all of linear memory (renewed when it grows).
   private i8 = new Int8Array(0)
@@ -228,6 +230,7 @@ export class VectorIndex {
     for (let d = this.dim; d < this.stride; d++) i8[start + d] = 0
     const s = scale / 127
     this.floats[row] = null
+    this.storedScale[row] = scale
     this.scale[row] = s
     this.quantNorm[row] = Math.abs(s) * Math.sqrt(qn)
     this.residual[row] = 0
@@ -253,6 +256,7 @@ export class VectorIndex {
       this.scale[row] = this.scale[last]!
       this.quantNorm[row] = this.quantNorm[last]!
       this.residual[row] = this.residual[last]!
+      this.storedScale[row] = this.storedScale[last]!
       this.floats[row] = this.floats[last]!
       this.ids[row] = moved
       this.rows.set(moved, row)
@@ -334,7 +338,8 @@ export class VectorIndex {
     }
     const i8 = new Int8Array(this.memory.buffer, this.i8At + r * this.stride, this.dim)
     for (let d = 0; d < this.dim; d++) sum += i8[d]! * q[d]!
-    return sum * this.scale[r]!
+    // As the stored vector reads back, q[d] * scale / 127 (so a stored unit axis scores exactly 1).
+    return (sum * this.storedScale[r]!) / 127
   }
 
   /** The row for id: its own, or a new one at the end. */
@@ -363,6 +368,7 @@ export class VectorIndex {
     this.scale = grow(this.scale)
     this.quantNorm = grow(this.quantNorm)
     this.residual = grow(this.residual)
+    this.storedScale = grow(this.storedScale)
     this.scoresAt = scoresAt
     this.capacity = capacity
   }

@@ -99,6 +99,21 @@ describe("VectorIndex", () => {
     expect(index.size).toBe(data.size)
   })
 
+  it("scores a compact vector as it reads back: q * scale / 127 against the query", () => {
+    const index = new VectorIndex(3)
+    index.addCompact("x", encodeVector([1, 0, 0]))
+    index.addCompact("y", encodeVector([0, 0.5, 0]))
+    index.addCompact("z", encodeVector([0.25, -0.5, 0.125]))
+    // z holds [64, -127, 32] in steps of 0.5 / 127.
+    const z = [64, -127, 32].map((q) => (q * 0.5) / 127)
+    expect(index.search([0.75, 0.25, 0], 3)).toEqual([
+      { id: "x", score: 0.75 },
+      { id: "y", score: 0.125 },
+      { id: "z", score: expect.closeTo(0.75 * z[0]! + 0.25 * z[1]!, 12) }
+    ])
+    expect(index.score("x", [1, 0, 0])).toBe(1)
+  })
+
   it("finds a stored unit vector itself first, with score 1", () => {
     const rand = mulberry32(7)
     const index = new VectorIndex(384)
