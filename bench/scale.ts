@@ -126,6 +126,8 @@ export async function run(): Promise<string> {
   const quick = process.env["SCALE_BENCH_QUICK"] === "1"
   const rows: Array<string> = []
   const seedTimes: Array<string> = []
+  // Other work on the machine stretches wall time (not CPU time): the 1-minute load average says how much.
+  const loads: Array<number> = [os.loadavg()[0]!]
   for (const n of SIZES) {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `awhm-scale-${n}-`))
     try {
@@ -144,6 +146,7 @@ export async function run(): Promise<string> {
             `${w === null ? "-" : `${w.p50.toFixed(1)} / ${w.p95.toFixed(1)} ms (${w.cpu.toFixed(1)} ms CPU)`} | ${consolidate === null ? "-" : cost(consolidate)} | ` +
             `${label === "this build" ? `${(duBytes(dir) / n / 1024).toFixed(2)} KB` : "-"} |`
         )
+        loads.push(os.loadavg()[0]!)
         process.stderr.write(`scale: ${n} ${label} done\n`)
       }
     } finally {
@@ -159,6 +162,8 @@ export async function run(): Promise<string> {
     `peak RSS, medians of ${RUNS} runs (${CONSOLIDATE_RUNS} for consolidate) after one run that may build caches. Warm = one library`,
     `process (AwhmLive), 40 lexical queries after the first: p50 / p95 wall, median CPU. Disk = the data dir / N.`,
     `Seeding (bulk inserts, vectors computed by the seeder): ${seedTimes.join(", ")}.`,
+    `1-minute load average during the run: ${Math.min(...loads).toFixed(1)} to ${Math.max(...loads).toFixed(1)} (2 cores;` +
+      ` above 1, wall time includes waiting for the CPU: compare CPU time).`,
     "",
     "| memories | build | query --lexical-only | query, real model | warm query p50 / p95 | consolidate one session | disk per memory |",
     "|---|---|---|---|---|---|---|",

@@ -104,20 +104,20 @@ export class RawLogView {
       const [sid, mtimeMs, readAt, entries] = row
       if (typeof sid !== "string" || typeof mtimeMs !== "number" || typeof readAt !== "number") return false
       const keys: Array<string> = []
+      // Linked to its neighbours as it is read (no second pass of lookups).
+      let before: RawDoc | null = null
       for (const e of entries) {
         if (!Array.isArray(e) || typeof e[0] !== "number" || typeof e[1] !== "string" || typeof e[4] !== "string") return false
         const key = refKey(sid, e[0])
-        keys.push(key)
-        docs.set(key, {
+        const doc: RawDoc = {
           key, sessionId: sid, index: e[0], timestamp: e[1], role: e[2], scope: typeof e[3] === "string" ? e[3] : null,
-          content: e[4], author: typeof e[5] === "string" ? e[5] : null, prev: null, next: null
-        })
+          content: e[4], author: typeof e[5] === "string" ? e[5] : null, prev: keys[keys.length - 1] ?? null, next: null
+        }
+        if (before !== null) before.next = key
+        keys.push(key)
+        docs.set(key, doc)
+        before = doc
       }
-      keys.forEach((key, i) => {
-        const doc = docs.get(key)!
-        doc.prev = keys[i - 1] ?? null
-        doc.next = keys[i + 1] ?? null
-      })
       sessions.set(sid, { mtimeMs, readAt, keys })
     }
     if (lexical.size !== docs.size) return false
