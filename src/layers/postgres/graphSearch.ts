@@ -15,6 +15,7 @@ import { ANALYZER_ID, indexedText } from "../../search/indexedText.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
 import type { LexicalQuery, ScoredId, VectorQuery } from "../../services/GraphStore.js"
 import { edgeKey } from "../graph/applyChanges.js"
+import { isCompact } from "../../store/compactVector.js"
 import { chunks, rowVector } from "../graph/rows.js"
 import { preselect } from "../graph/sqliteSearch.js"
 
@@ -161,20 +162,21 @@ export const makePostgresGraphSearch = (options: {
   const addVector = (copy: VectorCopy, r: VectorRow) => {
     const had = copy.owner.get(r.id)
     if (had !== undefined && had !== r.namespace && had === ns) return
-    const usable = r.embed_model === null || copy.modelId === null || r.embed_model === copy.modelId
-    const v = usable ? rowVector(r.embedding, r.embed_dim) : null
-    if (v === null || v.length === 0) {
+    const drop = () => {
       copy.index?.remove(r.id)
       copy.owner.delete(r.id)
-      return
     }
-    if (copy.index === null) copy.index = new VectorIndex(v.length)
-    if (v.length !== copy.index.dim) {
-      copy.index.remove(r.id)
-      copy.owner.delete(r.id)
-      return
-    }
-    copy.index.add(r.id, v)
+    const usable = r.embed_model === null || copy.modelId === null || r.embed_model === copy.modelId
+    const { embedding: bytes, embed_dim: dim } = r
+    if (!usable || !(bytes instanceof Uint8Array) || typeof dim !== "number" || !Number.isInteger(dim) || dim <= 0) return drop()
+    // The stored int8 bytes go in as they are; an older float32 row is decoded first.
+    const compact = isCompact(bytes, dim)
+    const v = compact ? null : rowVector(bytes, dim)
+    if (!compact && v === null) return drop()
+    if (copy.index === null) copy.index = new VectorIndex(dim)
+    if (dim !== copy.index.dim) return drop()
+    if (v !== null) copy.index.add(r.id, v)
+    else if (!copy.index.addCompact(r.id, bytes)) return drop()
     copy.owner.set(r.id, r.namespace)
   }
 
