@@ -142,7 +142,7 @@ export async function run(): Promise<string> {
     row("fp32 (onnx/model.onnx, the default)", fp32),
     row("int8 (onnx/model_quantized.onnx)", int8),
     "",
-    `Exact top-10 vector search (VectorIndex: int8 WebAssembly SIMD scan with proven error bounds, float32 rescoring of the rows that can make the top 10), random unit vectors; p50/p95 of 50 queries, median of ${RUNS} runs.`,
+    `Exact top-10 vector search (VectorIndex: int8 WebAssembly SIMD scan with proven error bounds, exact float64 rescoring of the rows that can make the top 10), random unit vectors; p50/p95 of 50 queries, median of ${RUNS} runs.`,
     "",
     "| vectors | p50 | p95 |",
     "| --- | --- | --- |",
