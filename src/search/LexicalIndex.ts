@@ -127,22 +127,9 @@ export class LexicalIndex {
     const norm0 = k1 * (1 - this.b)
     const norm1 = (k1 * this.b) / avg
     const loaded = this.loaded
-    for (const id of terms) {
-      const df = this.df[id]!
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
-      if (loaded !== null && id + 1 < loaded.offsets.length) {
-        const list = loaded.data
-        for (let i = loaded.offsets[id]!, end = loaded.offsets[id + 1]!; i < end; i += 2) {
-          const slot = list[i]!
-          if (removedAt[slot] === 1) continue
-          const tf = list[i + 1]!
-          const s = (idf * tf * (k1 + 1)) / (tf + norm0 + norm1 * lengthOf[slot]!)
-          if (scores[slot] === 0) touched[nTouched++] = slot
-          scores[slot] = scores[slot]! + s
-        }
-      }
-      const list = this.postings[id]!
-      for (let i = 0; i < list.length; i += 2) {
+    // Adds one term's postings [slot, tf, slot, tf, ...] in list[start, end) to the scores.
+    const score = (list: ArrayLike<number>, start: number, end: number, idf: number) => {
+      for (let i = start; i < end; i += 2) {
         const slot = list[i]!
         if (removedAt[slot] === 1) continue
         const tf = list[i + 1]!
@@ -150,6 +137,14 @@ export class LexicalIndex {
         if (scores[slot] === 0) touched[nTouched++] = slot
         scores[slot] = scores[slot]! + s
       }
+    }
+    for (const id of terms) {
+      const df = this.df[id]!
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
+      // Postings loaded from a file come first, then those added since.
+      if (loaded !== null && id + 1 < loaded.offsets.length) score(loaded.data, loaded.offsets[id]!, loaded.offsets[id + 1]!, idf)
+      const list = this.postings[id]!
+      score(list, 0, list.length, idf)
     }
     // Select the top k with a bounded min-heap; `accept` is asked only about documents that would enter it.
     const heapSlot: Array<number> = []
