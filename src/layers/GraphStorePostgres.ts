@@ -3,6 +3,7 @@ import type { SqlError } from "@effect/sql/SqlError"
 import { Effect, Either, Layer, Option, Predicate } from "effect"
 import { CorruptFile, StorageError } from "../domain/errors.js"
 import type { Edge, Graph, MemoryNode } from "../domain/Node.js"
+import { ANALYZER_ID } from "../search/indexedText.js"
 import { decodeRowNode, nodeToRow } from "../store/graphSerialization.js"
 import { AppConfig } from "../services/AppConfig.js"
 import { GraphStore, type GraphChanges, type GraphStoreShape } from "../services/GraphStore.js"
@@ -10,7 +11,7 @@ import { applyChanges, copyGraph, edgeKey, isEmptyChange } from "./graph/applyCh
 import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
 import { PostgresDatabase, type PostgresDatabaseShape } from "./postgres/PostgresDatabase.js"
 import { asStored, chunks, rowVector, sourceRows, vectorBytes } from "./graph/rows.js"
-import { ANALYZER_ID, type EdgeRow, lastByKey, makePostgresGraphSearch, type Posting, postingsOf, searchColumns, toEdge } from "./postgres/graphSearch.js"
+import { type EdgeRow, lastByKey, makePostgresGraphSearch, type Posting, postingsOf, searchColumns, toEdge } from "./postgres/graphSearch.js"
 
 /** The tables a hard delete removes rows from: VACUUM turns their dead tuples into free space. */
 const TOUCHED_BY_DELETE = ["nodes", "node_sources", "node_terms", "edges", "graph_deletions", "messages", "log_sessions"] as const

@@ -24,7 +24,7 @@ import { corruptGraph } from "./graph/corrupt.js"
 import { readJsonGraphFile } from "./graph/jsonFile.js"
 import { graphMigrations, latestGraphMigration } from "./graph/migrations/index.js"
 import { decodeRowNode, nodeToRow } from "../store/graphSerialization.js"
-import { anyTerm, filterSql, indexColumns, preselect } from "./graph/sqliteSearch.js"
+import { anyTerm, filteredVectorTopK, filterSql, indexColumns, preselect } from "./graph/sqliteSearch.js"
 import { asStored, chunks, rowVector, rowVectors, sourceRows, vectorBytes } from "./graph/rows.js"
 import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
 import { analyze } from "../search/IndexAnalyzer.js"
@@ -571,20 +571,12 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         if (index === null || index.dim !== q.vector.length) return null
         if (q.k <= 0) return []
         const { where, params } = filterSql(q.filter)
-        // Scored without the filter, then filtered in SQL; widened when too few pass.
-        for (let want = preselect(q.k); ; want *= 4) {
-          const hits = index.search(q.vector, want)
-          const admitted = new Set<string>()
-          for (const part of chunks(hits.map((h) => h.id))) {
-            const rows = yield* sql.unsafe<{ id: string }>(
-              `SELECT n.id FROM nodes n WHERE n.id IN (${part.map(() => "?").join(", ")}) AND ${where}`,
-              [...part, ...params]
-            )
-            for (const r of rows) admitted.add(r.id)
-          }
-          const out = hits.filter((h) => admitted.has(h.id)).slice(0, q.k)
-          if (out.length >= q.k || hits.length < want) return out
-        }
+        return yield* filteredVectorTopK(index, q.vector, q.k, (ids) =>
+          Effect.map(
+            sql.unsafe<{ id: string }>(`SELECT n.id FROM nodes n WHERE n.id IN (${ids.map(() => "?").join(", ")}) AND ${where}`, [...ids, ...params]),
+            (rows) => rows.map((r) => r.id)
+          )
+        )
       })
 
     let p90Cache: { readonly stamp: string; readonly value: number } | null = null

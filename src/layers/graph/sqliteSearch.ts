@@ -1,10 +1,13 @@
 // The SQL half of candidate search on SQLite: per-node index columns and FTS5 terms written with the rows,
 // the filter as SQL, exact BM25 over FTS5's preselection, and vectors kept in memory between queries.
+import { Effect } from "effect"
 import type { MemoryNode } from "../../domain/Node.js"
 import type { NodeFilter } from "../../domain/nodeFilter.js"
 import { windowStart } from "../../domain/validity.js"
 import { analyze } from "../../search/IndexAnalyzer.js"
 import { indexedText } from "../../search/indexedText.js"
+import type { VectorIndex } from "../../search/VectorIndex.js"
+import { chunks } from "./rows.js"
 
 /** What the search columns of a node row hold. */
 export interface IndexColumns {
@@ -66,3 +69,23 @@ export const anyTerm = (terms: ReadonlyArray<string>): string => terms.map((t) =
 
 /** How many FTS5 or vector candidates to read for k results: its own ranking differs a little from ours. */
 export const preselect = (k: number): number => Math.max(4 * k, 200)
+
+/**
+ * The k best vectors the filter admits: scored without the filter, then `admitted` (the store's filter as SQL,
+ * asked in slices) keeps the ids it lets through; widened fourfold while too few pass.
+ */
+export const filteredVectorTopK = <E>(
+  index: VectorIndex,
+  vector: Float32Array,
+  k: number,
+  admitted: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string>, E>
+) =>
+  Effect.gen(function* () {
+    for (let want = preselect(k); ; want *= 4) {
+      const hits = index.search(vector, want)
+      const passed = new Set<string>()
+      for (const part of chunks(hits.map((h) => h.id))) for (const id of yield* admitted(part)) passed.add(id)
+      const out = hits.filter((h) => passed.has(h.id)).slice(0, k)
+      if (out.length >= k || hits.length < want) return out
+    }
+  })

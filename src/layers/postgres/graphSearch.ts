@@ -11,15 +11,14 @@ import type { NodeFilter } from "../../domain/nodeFilter.js"
 import { windowStart } from "../../domain/validity.js"
 import { bm25Score } from "../../search/bm25.js"
 import { analyze } from "../../search/IndexAnalyzer.js"
-import { ANALYZER_ID, indexedText } from "../../search/indexedText.js"
+import { indexedText } from "../../search/indexedText.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
 import type { LexicalQuery, ScoredId, VectorQuery } from "../../services/GraphStore.js"
 import { edgeKey } from "../graph/applyChanges.js"
 import { isCompact } from "../../store/compactVector.js"
 import { chunks, rowVector } from "../graph/rows.js"
-import { preselect } from "../graph/sqliteSearch.js"
+import { filteredVectorTopK, preselect } from "../graph/sqliteSearch.js"
 
-export { ANALYZER_ID }
 
 /** The search columns of a node row: its analyzed terms (as LexicalIndex indexes them) and what a filter reads. */
 export const searchColumns = (n: MemoryNode) => {
@@ -227,18 +226,13 @@ export const makePostgresGraphSearch = (options: {
       const index = yield* vectorsFor(q.modelId)
       if (index === null || index.dim !== q.vector.length) return null
       if (q.k <= 0) return []
-      // Scored without the filter, then filtered in SQL; widened when too few pass.
-      for (let want = preselect(q.k); ; want *= 4) {
-        const hits = index.search(q.vector, want)
-        const admitted = new Set<string>()
-        for (const part of chunks(hits.map((h) => h.id))) {
-          const rows = yield* sql<{ id: string }>`SELECT n.id FROM awhm.nodes n
-            WHERE n.namespace = ANY (${readNamespaces}) AND n.id = ANY (${[...part]}) AND ${filterSql(sql, q.filter)}`
-          for (const r of rows) admitted.add(r.id)
-        }
-        const out = hits.filter((h) => admitted.has(h.id)).slice(0, q.k)
-        if (out.length >= q.k || hits.length < want) return out
-      }
+      return yield* filteredVectorTopK(index, q.vector, q.k, (ids) =>
+        Effect.map(
+          sql<{ id: string }>`SELECT n.id FROM awhm.nodes n
+            WHERE n.namespace = ANY (${readNamespaces}) AND n.id = ANY (${[...ids]}) AND ${filterSql(sql, q.filter)}`,
+          (rows) => rows.map((r) => r.id)
+        )
+      )
     })
 
   /** Every edge with an end among `ids` whose two ends this client can read, in store order. */
