@@ -20,17 +20,32 @@ export const makeDeletionRecordsPostgres = (db: PostgresDatabaseShape) =>
       const [row] = yield* sql<{ value: string }>`SELECT value FROM awhm.namespace_meta WHERE namespace = ${ns} AND key = ${SALT_KEY}`
       return row!.value
     }).pipe(Effect.mapError(fail("read the tombstone salt")))
+    /** Inserts the records not kept yet (by id) into one of the two tables; how many it added. */
+    const copyRecords = (
+      table: "tombstones" | "deletion_ledger",
+      idColumn: "tombstone_id" | "record_id",
+      records: ReadonlyArray<readonly [string, TombstoneRecord | LedgerRecord]>
+    ) =>
+      Effect.reduce(chunks(records), 0, (added, part) =>
+        Effect.map(
+          sql.unsafe<{ id: string }>(
+            `INSERT INTO awhm.${table} (namespace, ${idColumn}, timestamp, record)
+            SELECT $1, t.i, t.ts, t.r FROM unnest($2::text[], $3::text[], $4::text[]) AS t(i, ts, r)
+            ON CONFLICT DO NOTHING RETURNING ${idColumn} AS id`,
+            [ns, part.map(([id]) => id), part.map(([, r]) => String(r.timestamp)), part.map(([, r]) => JSON.stringify(r))]
+          ),
+          (rows) => added + rows.length
+        )
+      )
     return DeletionRecords.of({
       contentHash: (content) => Effect.map(salt, (s) => contentHash(s, content)),
       append: (tombstone, ledger) =>
         sql
           .withTransaction(
-            Effect.gen(function* () {
-              yield* sql`INSERT INTO awhm.tombstones (namespace, tombstone_id, timestamp, record)
-                VALUES (${ns}, ${tombstone.tombstone_id}, ${tombstone.timestamp}, ${JSON.stringify(tombstone)})`
-              yield* sql`INSERT INTO awhm.deletion_ledger (namespace, record_id, timestamp, record)
-                VALUES (${ns}, ${ledger.record_id}, ${ledger.timestamp}, ${JSON.stringify(ledger)})`
-            })
+            Effect.zipRight(
+              copyRecords("tombstones", "tombstone_id", [[tombstone.tombstone_id, tombstone]]),
+              copyRecords("deletion_ledger", "record_id", [[ledger.record_id, ledger]])
+            )
           )
           .pipe(Effect.mapError(fail("write the deletion records"))),
       // Those of every namespace read: an export holds their nodes too.
@@ -46,22 +61,10 @@ export const makeDeletionRecordsPostgres = (db: PostgresDatabaseShape) =>
         Effect.gen(function* () {
           const tombstones = parseRecords<TombstoneRecord>(lines.tombstones, (r) => r.tombstone_id)
           const ledger = parseRecords<LedgerRecord>(lines.ledger, (r) => r.record_id)
-          let added = 0
-          for (const part of chunks(tombstones)) {
-            const rows = yield* sql<{ id: string }>`INSERT INTO awhm.tombstones (namespace, tombstone_id, timestamp, record)
-              SELECT ${ns}, t.i, t.ts, t.r FROM unnest(${part.map((r) => r.tombstone_id)}::text[], ${part.map((r) => String(r.timestamp))}::text[],
-                ${part.map((r) => JSON.stringify(r))}::text[]) AS t(i, ts, r)
-              ON CONFLICT DO NOTHING RETURNING tombstone_id AS id`
-            added += rows.length
-          }
-          for (const part of chunks(ledger)) {
-            const rows = yield* sql<{ id: string }>`INSERT INTO awhm.deletion_ledger (namespace, record_id, timestamp, record)
-              SELECT ${ns}, t.i, t.ts, t.r FROM unnest(${part.map((r) => r.record_id)}::text[], ${part.map((r) => String(r.timestamp))}::text[],
-                ${part.map((r) => JSON.stringify(r))}::text[]) AS t(i, ts, r)
-              ON CONFLICT DO NOTHING RETURNING record_id AS id`
-            added += rows.length
-          }
-          return added
+          return (
+            (yield* copyRecords("tombstones", "tombstone_id", tombstones.map((r) => [r.tombstone_id, r] as const))) +
+            (yield* copyRecords("deletion_ledger", "record_id", ledger.map((r) => [r.record_id, r] as const)))
+          )
         }).pipe(Effect.mapError(fail("copy the deletion records")))
     })
   })
