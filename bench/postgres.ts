@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { startPgCluster } from "../test/support/pgCluster.js"
+import { findPgBin, startPgCluster } from "../test/support/pgCluster.js"
 import { BIN, cost, envFor, QUERIES, RUNS, s, warm, whole } from "./scale.js"
 import { seedDataDir } from "./scaleSeed.js"
 
@@ -32,6 +32,18 @@ const serverCpu = (dataDir: string): number => {
     if (f !== null && Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12])
   }
   return ticks / 100
+}
+
+/** Bytes the awhm tables (with their indexes and TOAST) take on the server, in all and for the postings. */
+const serverDisk = (superuserUrl: string): { all: number; postings: number } => {
+  const out = spawnSync(
+    path.join(findPgBin(), "psql"),
+    [superuserUrl, "-Atc", `SELECT sum(pg_total_relation_size(c.oid)), sum(pg_total_relation_size(c.oid)) FILTER (WHERE c.relname = 'node_terms')
+      FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace WHERE s.nspname = 'awhm' AND c.relkind = 'r'`],
+    { encoding: "utf8" }
+  )
+  const [all, postings] = out.stdout.trim().split("|").map(Number)
+  return { all: all ?? 0, postings: postings ?? 0 }
 }
 
 /** `f`'s result with the server CPU per process it ran (`processes` of them). */
@@ -62,7 +74,10 @@ export async function run(): Promise<string> {
           encoding: "utf8"
         })
         if (migrated.status !== 0) throw new Error(`awhm migrate failed: ${migrated.stderr.slice(-400)}`)
-        migrations.push(`${n.toLocaleString("en-US")}: ${s((performance.now() - t) / 1000)}`)
+        const disk = serverDisk(cluster.superuserUrl)
+        migrations.push(
+          `${n.toLocaleString("en-US")}: ${s((performance.now() - t) / 1000)}, then ${(disk.all / n / 1024).toFixed(2)} KB per memory on the server, ${(disk.postings / n / 1024).toFixed(2)} KB of it postings`
+        )
         const q = (i: number) => ["query", QUERIES[i % QUERIES.length]!, "--lexical-only"]
         for (const [label, dir, extra, flags] of [
           ["SQLite", sqliteDir, { AWHM_EMBEDDER: "none" }, {}],
