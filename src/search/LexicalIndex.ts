@@ -1,4 +1,5 @@
 import { tokenize } from "../text/tokenize.js"
+import { int32Bytes, int32View, packSections, StringTable, unpackSections } from "./binaryImage.js"
 
 export interface LexicalHit {
   readonly key: string
@@ -6,7 +7,7 @@ export interface LexicalHit {
 }
 
 const EMPTY = new Int32Array(0)
-const BINARY_MAGIC = 0x31584c41 // "ALX1"
+const IMAGE_MAGIC = 0x32584c41 // "ALX2"
 
 export interface LexicalIndexOptions {
   readonly k1?: number
@@ -16,31 +17,47 @@ export interface LexicalIndexOptions {
 }
 
 /**
+ * The documents an index was read from (toBinary/fromBinary), searched where they lie in the image: slots
+ * 0..keys.size - 1, term ids 0..terms.size - 1 (the terms sorted). Nothing here is decoded or copied at open.
+ */
+interface Base {
+  readonly keys: StringTable
+  readonly terms: StringTable
+  /** Term t's postings [slot, tf, ...] are post[postFrom[t] .. postFrom[t + 1]). */
+  readonly postFrom: Int32Array
+  readonly post: Int32Array
+  /** Slot d's terms [termId, tf, ...] are pairs[from[d] .. from[d + 1]). */
+  readonly from: Int32Array
+  readonly pairs: Int32Array
+}
+
+/**
  * Okapi BM25 over keyed documents that can be added, replaced and removed, with the reference's
  * scoring (k1 1.5, b 0.75, Lucene IDF ln(1 + (N - df + 0.5)/(df + 0.5)), the shared tokenizer): the same
  * scores as Bm25Index over the live documents. Removal leaves a hole in the postings that search skips;
- * the postings are compacted once holes outnumber live documents.
+ * the postings are compacted once holes outnumber live documents. An index read from its binary image
+ * searches the image in place, so opening one costs about as little at 1M documents as at 1k.
  */
 export class LexicalIndex {
   readonly k1: number
   readonly b: number
   private readonly analyzer: (text: string) => Array<string>
+  private base: Base | null = null
+  /** Terms not in the base, by id (ids from base.terms.size on). */
   private readonly termIds = new Map<string, number>()
   private readonly termNames: Array<string> = []
-  private readonly postings: Array<Array<number>> = [] // termId -> [slot, tf, slot, tf, ...]
-  // The postings of the documents fromBinary loaded, in one block (term t's pairs from offsets[t] to
-  // offsets[t + 1]); `postings` holds those added since. Both are searched.
-  private loaded: { readonly offsets: Int32Array; readonly data: Int32Array } | null = null
-  // The loaded documents' terms: slot d's from pairs[from[d]] to pairs[from[d + 1]] (until replaced in slotTerms).
-  private loadedTerms: { readonly pairs: Int32Array; readonly from: Int32Array } | null = null
+  /** Postings added since the base, by term id: [slot, tf, slot, tf, ...]. */
+  private postings: Array<Array<number> | undefined> = []
   private df: Int32Array = new Int32Array(64) // live documents per term
-  private readonly slotKeys: Array<string | null> = []
-  private readonly slotLengths: Array<number> = []
-  private readonly slotTerms: Array<Int32Array | undefined> = [] // [termId, tf, termId, tf, ...] per slot (undefined: loaded)
-  private readonly slots = new Map<string, number>()
+  /** Keys and terms of the slots added since the base (slot baseSlots + i at i; null: removed). */
+  private slotKeys: Array<string | null> = []
+  private slotTerms: Array<Int32Array> = []
+  private readonly slots = new Map<string, number>() // keys of added slots
+  private baseSlots = 0
+  private baseLive = 0
   private totalLength = 0
   private scores: Float64Array = new Float64Array(0)
-  // Typed mirrors of slot state for the search loop: length, removed flag, and a scratch list of touched slots.
+  // Typed slot state for the search loop: length, removed flag, and a scratch list of touched slots.
   private lengthOf: Float64Array = new Float64Array(64)
   private removedAt: Uint8Array = new Uint8Array(64)
   private touched: Int32Array = new Int32Array(64)
@@ -53,15 +70,16 @@ export class LexicalIndex {
 
   /** Live documents. */
   get size(): number {
-    return this.slots.size
+    return this.baseLive + this.slots.size
   }
 
   has(key: string): boolean {
-    return this.slots.has(key)
+    return this.slotOf(key) !== undefined
   }
 
-  keys(): IterableIterator<string> {
-    return this.slots.keys()
+  *keys(): IterableIterator<string> {
+    for (let slot = 0; slot < this.baseSlots; slot++) if (this.removedAt[slot] === 0) yield this.base!.keys.at(slot)
+    yield* this.slots.keys()
   }
 
   /** Adds a document under key, replacing any document already there. */
@@ -87,16 +105,19 @@ export class LexicalIndex {
 
   /** Removes a document; false when there was none. */
   remove(key: string): boolean {
-    const slot = this.slots.get(key)
+    const slot = this.slotOf(key)
     if (slot === undefined) return false
     const terms = this.termsOf(slot)
     for (let i = 0; i < terms.length; i += 2) this.df[terms[i]!]!--
-    this.totalLength -= this.slotLengths[slot]!
-    this.slotKeys[slot] = null
+    this.totalLength -= this.lengthOf[slot]!
     this.removedAt[slot] = 1
-    this.slotTerms[slot] = EMPTY
-    this.slots.delete(key)
-    if (this.slotKeys.length > 64 && this.slotKeys.length > 2 * this.slots.size) this.compact()
+    if (slot < this.baseSlots) this.baseLive--
+    else {
+      this.slotKeys[slot - this.baseSlots] = null
+      this.slotTerms[slot - this.baseSlots] = EMPTY
+      this.slots.delete(key)
+    }
+    if (this.slotCount > 64 && this.slotCount > 2 * this.size) this.compact()
     return true
   }
 
@@ -105,16 +126,17 @@ export class LexicalIndex {
    * `accept` lets through. An empty index or an all-stopword query gives [].
    */
   search(query: string, topK: number, accept?: (key: string) => boolean): Array<LexicalHit> {
-    const n = this.slots.size
+    const n = this.size
     if (n === 0 || topK <= 0) return []
     const terms: Array<number> = []
     for (const t of new Set(this.analyzer(query))) {
-      const id = this.termIds.get(t)
-      if (id !== undefined && this.df[id]! > 0) terms.push(id)
+      const id = this.findTerm(t)
+      if (id >= 0 && this.df[id]! > 0) terms.push(id)
     }
     if (terms.length === 0) return []
-    if (this.scores.length < this.slotKeys.length) {
-      this.scores = new Float64Array(Math.max(64, this.slotKeys.length * 2))
+    const slotCount = this.slotCount
+    if (this.scores.length < slotCount) {
+      this.scores = new Float64Array(Math.max(64, slotCount * 2))
       this.touched = new Int32Array(this.scores.length)
     }
     const scores = this.scores
@@ -126,7 +148,8 @@ export class LexicalIndex {
     const k1 = this.k1
     const norm0 = k1 * (1 - this.b)
     const norm1 = (k1 * this.b) / avg
-    const loaded = this.loaded
+    // After a compaction the base's term ids stay but its postings are no longer searched.
+    const base = this.baseSlots > 0 ? this.base : null
     // Adds one term's postings [slot, tf, slot, tf, ...] in list[start, end) to the scores.
     const score = (list: ArrayLike<number>, start: number, end: number, idf: number) => {
       for (let i = start; i < end; i += 2) {
@@ -141,10 +164,10 @@ export class LexicalIndex {
     for (const id of terms) {
       const df = this.df[id]!
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
-      // Postings loaded from a file come first, then those added since.
-      if (loaded !== null && id + 1 < loaded.offsets.length) score(loaded.data, loaded.offsets[id]!, loaded.offsets[id + 1]!, idf)
-      const list = this.postings[id]!
-      score(list, 0, list.length, idf)
+      // Postings read from an image come first, then those added since.
+      if (base !== null && id < base.terms.size) score(base.post, base.postFrom[id]!, base.postFrom[id + 1]!, idf)
+      const list = this.postings[id]
+      if (list !== undefined) score(list, 0, list.length, idf)
     }
     // Select the top k with a bounded min-heap; `accept` is asked only about documents that would enter it.
     const heapSlot: Array<number> = []
@@ -177,7 +200,7 @@ export class LexicalIndex {
       scores[slot] = 0
       if (!(s > 0)) continue
       if (heapSlot.length === topK && (s < heapScore[0]! || (s === heapScore[0] && slot > heapSlot[0]!))) continue
-      if (accept !== undefined && !accept(this.slotKeys[slot]!)) continue
+      if (accept !== undefined && !accept(this.keyAt(slot))) continue
       if (heapSlot.length < topK) {
         heapSlot.push(slot)
         heapScore.push(s)
@@ -195,129 +218,141 @@ export class LexicalIndex {
       }
     }
     const order = heapSlot.map((_, i) => i).sort((a, b) => heapScore[b]! - heapScore[a]! || heapSlot[a]! - heapSlot[b]!)
-    return order.map((i) => ({ key: this.slotKeys[heapSlot[i]!]!, score: heapScore[i]! }))
+    return order.map((i) => ({ key: this.keyAt(heapSlot[i]!), score: heapScore[i]! }))
   }
 
   /**
-   * The live documents as one compact binary block (terms, keys, lengths and per-document term counts as
-   * int32 arrays): several times faster to load than JSON, which matters in a hook process.
+   * The live documents as a binary image (keys, sorted terms, lengths, per-document terms and per-term
+   * postings as int32 sections, packSections): fromBinary searches it where it lies.
    */
   toBinary(): Uint8Array {
-    const used = new Map<number, number>()
-    const terms: Array<string> = []
-    const keys: Array<string> = []
-    const lens: Array<number> = []
-    const offsets: Array<number> = [0]
-    const pairs: Array<number> = []
-    for (let slot = 0; slot < this.slotKeys.length; slot++) {
-      const key = this.slotKeys[slot]
-      if (key === null || key === undefined) continue
-      keys.push(key)
-      lens.push(this.slotLengths[slot]!)
+    const live: Array<number> = []
+    for (let slot = 0; slot < this.slotCount; slot++) if (this.removedAt[slot] === 0) live.push(slot)
+    // Terms in use, sorted, renumbered by their sorted position.
+    const used = new Map<number, string>()
+    for (const slot of live) {
+      const t = this.termsOf(slot)
+      for (let i = 0; i < t.length; i += 2) if (!used.has(t[i]!)) used.set(t[i]!, this.termName(t[i]!))
+    }
+    const terms = [...used.values()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+    const sortedId = new Map<string, number>(terms.map((t, i) => [t, i]))
+    const lengths = new Int32Array(live.length)
+    const from = new Int32Array(live.length + 1)
+    let nPairs = 0
+    for (const slot of live) nPairs += this.termsOf(slot).length
+    const pairs = new Int32Array(nPairs)
+    const postFrom = new Int32Array(terms.length + 1)
+    let at = 0
+    live.forEach((slot, d) => {
+      lengths[d] = this.lengthOf[slot]!
       const t = this.termsOf(slot)
       for (let i = 0; i < t.length; i += 2) {
-        let id = used.get(t[i]!)
-        if (id === undefined) {
-          id = terms.length
-          used.set(t[i]!, id)
-          terms.push(this.termNames[t[i]!]!)
-        }
-        pairs.push(id, t[i + 1]!)
+        const id = sortedId.get(used.get(t[i]!)!)!
+        pairs[at++] = id
+        pairs[at++] = t[i + 1]!
+        postFrom[id + 1]! += 2
       }
-      offsets.push(pairs.length)
+      from[d + 1] = at
+    })
+    for (let t = 0; t < terms.length; t++) postFrom[t + 1]! += postFrom[t]!
+    const post = new Int32Array(nPairs)
+    const cursor = postFrom.slice(0, terms.length)
+    for (let d = 0; d < live.length; d++) {
+      for (let i = from[d]!; i < from[d + 1]!; i += 2) {
+        const id = pairs[i]!
+        post[cursor[id]!] = d
+        post[cursor[id]! + 1] = pairs[i + 1]!
+        cursor[id]! += 2
+      }
     }
-    const text = new TextEncoder().encode(JSON.stringify([terms, keys]))
-    const pad = (4 - (text.length % 4)) % 4
-    const ints = Int32Array.from([...lens, ...offsets, ...pairs])
-    const out = new Uint8Array(16 + text.length + pad + ints.byteLength)
-    const view = new DataView(out.buffer)
-    view.setUint32(0, BINARY_MAGIC, true)
-    view.setUint32(4, text.length, true)
-    view.setUint32(8, keys.length, true)
-    view.setUint32(12, pairs.length, true)
-    out.set(text, 16)
-    out.set(new Uint8Array(ints.buffer), 16 + text.length + pad)
-    return out
+    return packSections(IMAGE_MAGIC, [
+      StringTable.encode(live.map((slot) => this.keyAt(slot)), true),
+      StringTable.encode(terms, false),
+      int32Bytes(lengths),
+      int32Bytes(from),
+      int32Bytes(pairs),
+      int32Bytes(postFrom),
+      int32Bytes(post)
+    ])
   }
 
-  /** Rebuilds an index from toBinary() output; null when the bytes are not in that form. */
+  /**
+   * An index over a toBinary() image, which it reads in place (keep the bytes unchanged while it lives);
+   * null when the bytes are not such an image.
+   */
   static fromBinary(bytes: Uint8Array, options: LexicalIndexOptions = {}): LexicalIndex | null {
-    try {
-      if (bytes.length < 16) return null
-      const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-      if (view.getUint32(0, true) !== BINARY_MAGIC) return null
-      const textLength = view.getUint32(4, true)
-      const n = view.getUint32(8, true)
-      const nPairs = view.getUint32(12, true)
-      const start = 16 + textLength + ((4 - (textLength % 4)) % 4)
-      const nInts = n + (n + 1) + nPairs
-      if (start + nInts * 4 !== bytes.length) return null
-      const [terms, keys] = JSON.parse(new TextDecoder().decode(bytes.subarray(16, 16 + textLength))) as [Array<string>, Array<string>]
-      if (!Array.isArray(terms) || !Array.isArray(keys) || keys.length !== n) return null
-      // A copy (Buffer#slice would share, and misalign, the file's memory).
-      const ints = new Int32Array(Uint8Array.prototype.slice.call(bytes, start, start + nInts * 4).buffer)
-      const index = new LexicalIndex(options)
-      const ids = terms.map((t) => index.termId(String(t)))
-      // Term ids are mapped in place; each document's terms stay in that copy (no buffer per document).
-      const pairs = ints.subarray(2 * n + 1)
-      const from = ints.subarray(n, 2 * n + 1)
-      const nTerms = index.termNames.length
-      // The postings in one block: count each term's pairs, then place them (documents in slot order).
-      const offsets = new Int32Array(nTerms + 1)
-      for (let i = 0; i < nPairs; i += 2) {
-        const id = ids[pairs[i]!]
-        if (id === undefined || pairs[i + 1]! <= 0) return null
-        pairs[i] = id
-        offsets[id + 1]! += 2
-      }
-      for (let t = 0; t < nTerms; t++) offsets[t + 1]! += offsets[t]!
-      const data = new Int32Array(nPairs)
-      const cursor = offsets.slice(0, nTerms)
-      index.lengthOf = new Float64Array(Math.max(64, n))
-      index.removedAt = new Uint8Array(Math.max(64, n))
-      for (let d = 0; d < n; d++) {
-        const start = from[d]!
-        const end = from[d + 1]!
-        const key = String(keys[d])
-        if (start > end || end > nPairs || index.slots.has(key)) return null
-        for (let i = start; i < end; i += 2) {
-          const id = pairs[i]!
-          const at = cursor[id]!
-          data[at] = d
-          data[at + 1] = pairs[i + 1]!
-          cursor[id] = at + 2
-          index.df[id]!++
-        }
-        index.slotKeys.push(key)
-        index.slotLengths.push(ints[d]!)
-        index.lengthOf[d] = ints[d]!
-        index.slotTerms.push(undefined)
-        index.slots.set(key, d)
-        index.totalLength += ints[d]!
-      }
-      index.loaded = { offsets, data }
-      index.loadedTerms = { pairs, from }
-      return index
-    } catch {
-      return null
+    const sections = unpackSections(bytes, IMAGE_MAGIC, 7)
+    if (sections === null) return null
+    const keys = StringTable.decode(sections[0]!)
+    const terms = StringTable.decode(sections[1]!)
+    const [lengths, from, pairs, postFrom, post] = sections.slice(2).map(int32View)
+    if (keys === null || terms === null || !lengths || !from || !pairs || !postFrom || !post) return null
+    const n = keys.size
+    const nTerms = terms.size
+    if (lengths.length !== n || from.length !== n + 1 || postFrom.length !== nTerms + 1) return null
+    if (from[0] !== 0 || from[n] !== pairs.length || postFrom[0] !== 0 || postFrom[nTerms] !== post.length || post.length !== pairs.length) return null
+    const index = new LexicalIndex(options)
+    index.base = { keys, terms, postFrom, post, from, pairs }
+    index.baseSlots = index.baseLive = n
+    index.df = new Int32Array(Math.max(64, nTerms * 2))
+    for (let t = 0; t < nTerms; t++) {
+      const count = postFrom[t + 1]! - postFrom[t]!
+      if (count < 0) return null
+      index.df[t] = count / 2
     }
+    index.lengthOf = new Float64Array(Math.max(64, n * 2))
+    index.removedAt = new Uint8Array(index.lengthOf.length)
+    for (let d = 0; d < n; d++) {
+      index.lengthOf[d] = lengths[d]!
+      index.totalLength += lengths[d]!
+    }
+    return index
+  }
+
+  private get slotCount(): number {
+    return this.baseSlots + this.slotKeys.length
+  }
+
+  private slotOf(key: string): number | undefined {
+    const own = this.slots.get(key)
+    if (own !== undefined || this.baseLive === 0) return own
+    const slot = this.base!.keys.indexOf(key)
+    return slot >= 0 && this.removedAt[slot] === 0 ? slot : undefined
+  }
+
+  private keyAt(slot: number): string {
+    return slot < this.baseSlots ? this.base!.keys.at(slot) : this.slotKeys[slot - this.baseSlots]!
   }
 
   /** Slot's [termId, tf, ...]. */
   private termsOf(slot: number): Int32Array {
-    const own = this.slotTerms[slot]
-    if (own !== undefined) return own
-    const { pairs, from } = this.loadedTerms!
+    if (slot >= this.baseSlots) return this.slotTerms[slot - this.baseSlots]!
+    if (this.removedAt[slot] === 1) return EMPTY
+    const { pairs, from } = this.base!
     return pairs.subarray(from[slot]!, from[slot + 1]!)
   }
 
+  private get baseTerms(): number {
+    return this.base?.terms.size ?? 0
+  }
+
+  private termName(id: number): string {
+    return id < this.baseTerms ? this.base!.terms.at(id) : this.termNames[id - this.baseTerms]!
+  }
+
+  /** A term's id, or -1 when no document ever had it. */
+  private findTerm(term: string): number {
+    const own = this.termIds.get(term)
+    if (own !== undefined) return own
+    return this.base === null ? -1 : this.base.terms.indexOf(term)
+  }
+
   private termId(term: string): number {
-    let id = this.termIds.get(term)
-    if (id === undefined) {
-      id = this.termNames.length
+    let id = this.findTerm(term)
+    if (id < 0) {
+      id = this.baseTerms + this.termNames.length
       this.termIds.set(term, id)
       this.termNames.push(term)
-      this.postings.push([])
       if (id >= this.df.length) {
         const grown = new Int32Array(this.df.length * 2)
         grown.set(this.df)
@@ -329,9 +364,8 @@ export class LexicalIndex {
 
   private insert(key: string, length: number, terms: Int32Array, isNew = false): void {
     if (!isNew) this.remove(key)
-    const slot = this.slotKeys.length
+    const slot = this.slotCount
     this.slotKeys.push(key)
-    this.slotLengths.push(length)
     if (slot >= this.lengthOf.length) {
       const lengthOf = new Float64Array(this.lengthOf.length * 2)
       lengthOf.set(this.lengthOf)
@@ -346,25 +380,29 @@ export class LexicalIndex {
     this.slots.set(key, slot)
     this.totalLength += length
     for (let i = 0; i < terms.length; i += 2) {
-      this.postings[terms[i]!]!.push(slot, terms[i + 1]!)
-      this.df[terms[i]!]!++
+      const id = terms[i]!
+      let list = this.postings[id]
+      if (list === undefined) this.postings[id] = list = []
+      list.push(slot, terms[i + 1]!)
+      this.df[id]!++
     }
   }
 
-  // Renumbers live documents densely and rebuilds the postings without holes.
+  // Renumbers live documents densely (the base's among them, whose term ids stay) and rebuilds the
+  // postings without holes, all of them added ones.
   private compact(): void {
-    const terms = this.slotKeys.map((_, slot) => this.termsOf(slot))
-    const keys = this.slotKeys.splice(0)
-    const lengths = this.slotLengths.splice(0)
-    this.slotTerms.length = 0
-    this.loaded = null
-    this.loadedTerms = null
-    for (const list of this.postings) list.length = 0
+    const live: Array<{ key: string; length: number; terms: Int32Array }> = []
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      if (this.removedAt[slot] === 0) live.push({ key: this.keyAt(slot), length: this.lengthOf[slot]!, terms: this.termsOf(slot).slice() })
+    }
+    this.baseSlots = this.baseLive = 0
+    this.slotKeys = []
+    this.slotTerms = []
+    this.postings = []
     this.df.fill(0)
     this.slots.clear()
     this.totalLength = 0
-    keys.forEach((key, slot) => {
-      if (key !== null) this.insert(key, lengths[slot]!, terms[slot]!)
-    })
+    this.removedAt.fill(0)
+    for (const d of live) this.insert(d.key, d.length, d.terms, true)
   }
 }

@@ -109,4 +109,30 @@ describe("LexicalIndex", () => {
     const again = LexicalIndex.fromBinary(copy.toBinary(), { analyzer: analyze })!
     for (const q of queries) expect(again.search(q, 20)).toEqual(original.search(q, 20))
   })
+
+  it("an index read from an image answers has, keys and terms it never held, and reads an image at any byte offset", () => {
+    const original = new LexicalIndex({ analyzer: analyze })
+    docs.forEach((d, i) => original.add(`d${i}`, d))
+    const image = original.toBinary()
+    // A file read into a pooled buffer may start at an odd offset: the image is copied once then.
+    const unaligned = Buffer.concat([Buffer.alloc(1), Buffer.from(image)]).subarray(1)
+    const copy = LexicalIndex.fromBinary(unaligned, { analyzer: analyze })!
+    expect([...copy.keys()]).toEqual(["d0", "d1", "d2", "d3", "d4", "d5"])
+    expect(copy.has("d4")).toBe(true)
+    expect(copy.has("d9")).toBe(false)
+    expect(copy.remove("d4")).toBe(true)
+    expect(copy.has("d4")).toBe(false)
+    copy.add("d4", "zebra crossing near the python office")
+    original.remove("d4")
+    original.add("d4", "zebra crossing near the python office")
+    expect([...copy.keys()].sort()).toEqual(["d0", "d1", "d2", "d3", "d4", "d5"])
+    for (const q of ["zebra", "python office", "preferred languages"]) expect(copy.search(q, 10)).toEqual(original.search(q, 10))
+    // Compacted past its base, it still knows the base's terms for new documents.
+    for (let i = 0; i < 200; i++) copy.add(`x${i}`, `python filler${i}`)
+    for (let i = 0; i < 200; i++) copy.remove(`x${i}`)
+    copy.add("late", "python zebra")
+    original.add("late", "python zebra")
+    expect(copy.size).toBe(7)
+    for (const q of ["zebra", "python", "preferred languages"]) expect(copy.search(q, 10)).toEqual(original.search(q, 10))
+  })
 })

@@ -24,3 +24,54 @@ describe("RawLogView session marks", () => {
     expect(view.unsaved).toEqual({ indexed: 1, removed: false })
   })
 })
+
+describe("RawLogView saved copy", () => {
+  const build = () => {
+    const view = new RawLogView()
+    view.syncSession("a", entries("a", 3), { mtimeMs: 1, readAt: 10_000 })
+    view.syncSession("b", entries("b", 2), { mtimeMs: 2, readAt: 10_000 })
+    return view
+  }
+  const summary = (view: RawLogView) =>
+    [...view.sessions.keys()].flatMap((sid) =>
+      view.keysOf(sid).map((key) => {
+        const d = view.docs.get(key)!
+        return `${d.sessionId}/${d.index} ${d.content} <${d.prev?.replace("\u0000", "/") ?? "-"} >${d.next?.replace("\u0000", "/") ?? "-"}`
+      })
+    )
+
+  it("a restored view serves every message, its neighbours and searches as the view it was saved from", () => {
+    const original = build()
+    const copy = new RawLogView()
+    expect(copy.restore(original.toBinary())).toBe(true)
+    expect(summary(copy)).toEqual([
+      "a/0 note 0 <- >a/1", "a/1 note 1 <a/0 >a/2", "a/2 note 2 <a/1 >-", "b/0 note 0 <- >b/1", "b/1 note 1 <b/0 >-"
+    ])
+    expect(copy.docs.size).toBe(5)
+    expect(copy.docs.has("b\u00001")).toBe(true)
+    expect(copy.docs.has("b\u00002")).toBe(false)
+    expect(copy.docs.get("c\u00000")).toBeUndefined()
+    expect(copy.lexical.search("note", 10)).toEqual(original.lexical.search("note", 10))
+    expect(copy.missingVectors("m").map((d) => d.key).sort()).toEqual([...original.docs.keys()].sort())
+    expect(copy.isStale("a", 1)).toBe(false)
+    expect(new RawLogView().restore(new Uint8Array([1, 2, 3, 4]))).toBe(false)
+    expect(copy.restore(original.toBinary())).toBe(false) // not empty any more
+  })
+
+  it("a restored view takes a grown session, a gone one and a new one, and saves them all again", () => {
+    const copy = new RawLogView()
+    copy.restore(build().toBinary())
+    const grown = [...entries("a", 3), RawLogEntry.make({ ...entries("a", 4)[3]!, content: "pager rota moved" })]
+    expect(copy.syncSession("a", grown, { mtimeMs: 5, readAt: 20_000 })).toBe(true)
+    copy.dropSession("b")
+    copy.syncSession("c", entries("c", 1), { mtimeMs: 6, readAt: 20_000 })
+    const expected = ["a/0 note 0 <- >a/1", "a/1 note 1 <a/0 >a/2", "a/2 note 2 <a/1 >a/3", "a/3 pager rota moved <a/2 >-", "c/0 note 0 <- >-"]
+    expect(summary(copy)).toEqual(expected)
+    expect(copy.lexical.search("note", 10).map((h) => h.key.replace("\u0000", "/"))).toEqual(["a/0", "a/1", "a/2", "c/0"])
+    expect(copy.docs.has("b\u00000")).toBe(false)
+    const again = new RawLogView()
+    expect(again.restore(copy.toBinary())).toBe(true)
+    expect(summary(again)).toEqual(expected)
+    expect(again.lexical.search("pager", 10).map((h) => h.key.replace("\u0000", "/"))).toEqual(["a/3"])
+  })
+})

@@ -130,7 +130,7 @@ describe("index kept between processes", () => {
         yield* ask("topic3", { lexicalOnly: true })
       }).pipe(Effect.provide(processLayer(dir)))
       const saved = fs.readFileSync(file, "latin1")
-      expect(saved.startsWith("AWIX")).toBe(true)
+      expect(saved.startsWith("AWI3")).toBe(true)
       expect(saved).toContain("note 7 about topic7")
       const found = yield* Effect.gen(function* () {
         yield* (yield* RawLog).append({ sessionId: "s1", role: "user", content: "the pager rota is on the wiki" })

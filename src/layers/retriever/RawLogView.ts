@@ -1,7 +1,8 @@
-import type { RawLogEntry, Role } from "../../domain/Message.js"
+import { ROLES, type RawLogEntry, type Role } from "../../domain/Message.js"
 import { analyze } from "../../search/IndexAnalyzer.js"
 import { LexicalIndex } from "../../search/LexicalIndex.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
+import { int32Bytes, int32View, packSections, StringTable, unpackSections } from "../../search/binaryImage.js"
 import { ANALYZER_ID, indexedText } from "../../search/indexedText.js"
 import { refKey } from "./rank.js"
 
@@ -31,36 +32,196 @@ export interface SessionMark {
 
 export { ANALYZER_ID, indexedText } from "../../search/indexedText.js"
 
-/** What is kept on disk between processes besides the lexical index (see persist.ts). */
-export interface RawLogViewData {
-  readonly version: 2
-  readonly analyzer: string
-  readonly k1: number
-  readonly b: number
-  /** [sessionId, mtimeMs, readAt, [[index, timestamp, role, scope, content, author], ...]] */
-  readonly sessions: ReadonlyArray<
-    readonly [string, number, number, ReadonlyArray<readonly [number, string, Role, string | null, string, string | null]>]
-  >
-}
-
 // A log whose mtime is this close to the moment it was read may have changed again within the same tick.
 const RACY_MS = 2000
 const racy = (mark: SessionMark): boolean => mark.mtimeMs >= mark.readAt - RACY_MS
 
+// The view as kept between processes (persist.ts): "AWI3", then sections: the metadata as JSON (analyzer,
+// BM25 parameters, [sessionId, mtimeMs, readAt, message count] per session in order), each message's index,
+// each message as JSON [timestamp, role, scope, content, author], and the lexical index's image.
+const VIEW_MAGIC = 0x33495741
+const VIEW_VERSION = 3
+
+interface SavedMeta {
+  readonly version: number
+  readonly analyzer: string
+  readonly k1: number
+  readonly b: number
+  readonly sessions: ReadonlyArray<readonly [string, number, number, number]>
+}
+
+const ROLE_SET: ReadonlySet<unknown> = new Set(ROLES)
+
+/**
+ * The messages of a saved view, read where they lie in the file's bytes: each session a run of ordinals
+ * (in message order), decoded one message at a time when asked for.
+ */
+class SavedMessages {
+  constructor(
+    readonly sessions: ReadonlyMap<string, { readonly first: number; readonly count: number }>,
+    private readonly indexes: Int32Array,
+    readonly texts: StringTable
+  ) {}
+
+  /** The ordinal of a session's message, or -1. */
+  ordinalOf(sessionId: string, index: number): number {
+    const run = this.sessions.get(sessionId)
+    if (run === undefined) return -1
+    let lo = run.first
+    let hi = run.first + run.count - 1
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1
+      const here = this.indexes[mid]!
+      if (here === index) return mid
+      if (here < index) lo = mid + 1
+      else hi = mid - 1
+    }
+    return -1
+  }
+
+  keys(sessionId: string): Array<string> {
+    const run = this.sessions.get(sessionId)!
+    return Array.from({ length: run.count }, (_, i) => refKey(sessionId, this.indexes[run.first + i]!))
+  }
+
+  /** Message `o` of the session (null when its stored form is damaged). */
+  doc(sessionId: string, o: number): RawDoc | null {
+    const run = this.sessions.get(sessionId)!
+    const e = JSON.parse(this.texts.at(o)) as unknown
+    if (!Array.isArray(e) || typeof e[0] !== "string" || !ROLE_SET.has(e[1]) || typeof e[3] !== "string") return null
+    return {
+      key: refKey(sessionId, this.indexes[o]!), sessionId, index: this.indexes[o]!, timestamp: e[0], role: e[1] as Role,
+      scope: typeof e[2] === "string" ? e[2] : null, content: e[3], author: typeof e[4] === "string" ? e[4] : null,
+      prev: o > run.first ? refKey(sessionId, this.indexes[o - 1]!) : null,
+      next: o < run.first + run.count - 1 ? refKey(sessionId, this.indexes[o + 1]!) : null
+    }
+  }
+}
+
+const parseKey = (key: string): { readonly sessionId: string; readonly index: number } | null => {
+  const at = key.lastIndexOf("\u0000")
+  if (at < 0) return null
+  const index = Number(key.slice(at + 1))
+  return Number.isInteger(index) ? { sessionId: key.slice(0, at), index } : null
+}
+
+// Decoded saved messages kept for reuse (a query asks about the same few hundred several times).
+const DECODED_MAX = 20_000
+
+/**
+ * The view's messages by key: those of sessions still as saved are read from the saved copy when asked
+ * for; a session the view re-reads is taken over whole into the map of messages held as objects.
+ */
+export class RawDocs {
+  private readonly held = new Map<string, RawDoc>()
+  private saved: SavedMessages | null = null
+  private readonly savedSessions = new Set<string>()
+  private savedCount = 0
+  private decoded = new Map<string, RawDoc>()
+
+  get size(): number {
+    return this.held.size + this.savedCount
+  }
+
+  get(key: string): RawDoc | undefined {
+    const own = this.held.get(key)
+    if (own !== undefined || this.savedCount === 0) return own
+    const cached = this.decoded.get(key)
+    if (cached !== undefined) return cached
+    const at = parseKey(key)
+    if (at === null || !this.savedSessions.has(at.sessionId)) return undefined
+    const o = this.saved!.ordinalOf(at.sessionId, at.index)
+    const doc = o < 0 ? null : this.saved!.doc(at.sessionId, o)
+    if (doc === null) return undefined
+    if (this.decoded.size >= DECODED_MAX) this.decoded = new Map()
+    this.decoded.set(key, doc)
+    return doc
+  }
+
+  has(key: string): boolean {
+    if (this.held.has(key)) return true
+    if (this.savedCount === 0) return false
+    const at = parseKey(key)
+    return at !== null && this.savedSessions.has(at.sessionId) && this.saved!.ordinalOf(at.sessionId, at.index) >= 0
+  }
+
+  *keys(): IterableIterator<string> {
+    yield* this.held.keys()
+    for (const sid of this.savedSessions) yield* this.saved!.keys(sid)
+  }
+
+  /** Whether the session's messages are still read from the saved copy. */
+  isSaved(sessionId: string): boolean {
+    return this.savedSessions.has(sessionId)
+  }
+
+  /** Keys of a saved session, in message order. */
+  savedKeys(sessionId: string): Array<string> {
+    return this.saved!.keys(sessionId)
+  }
+
+  /** Moves a saved session's messages into the held map (to be changed there); their keys in order. */
+  takeOver(sessionId: string): Array<string> {
+    const run = this.saved!.sessions.get(sessionId)!
+    const keys: Array<string> = []
+    for (let o = run.first; o < run.first + run.count; o++) {
+      const doc = this.saved!.doc(sessionId, o)
+      if (doc === null) continue
+      this.held.set(doc.key, doc)
+      keys.push(doc.key)
+    }
+    this.savedSessions.delete(sessionId)
+    this.savedCount -= run.count
+    this.decoded = new Map()
+    return keys
+  }
+
+  set(key: string, doc: RawDoc): void {
+    this.held.set(key, doc)
+  }
+
+  delete(key: string): void {
+    this.held.delete(key)
+  }
+
+  /** The stored bytes of a saved session's messages (saving copies them without decoding). */
+  savedTexts(sessionId: string): Array<Uint8Array> {
+    const run = this.saved!.sessions.get(sessionId)!
+    return Array.from({ length: run.count }, (_, i) => this.saved!.texts.bytesAt(run.first + i))
+  }
+
+  savedIndexes(sessionId: string): Array<number> {
+    return this.saved!.keys(sessionId).map((k) => parseKey(k)!.index)
+  }
+
+  /** Serves every message from a saved copy (this map was empty). */
+  adopt(saved: SavedMessages): void {
+    this.saved = saved
+    for (const [sid, run] of saved.sessions) {
+      this.savedSessions.add(sid)
+      this.savedCount += run.count
+    }
+  }
+}
+
 /**
  * The raw log as an indexed retrieval source: every message of every session in a lexical index (stemmed
  * BM25 with month/year terms), optionally a vector index of message embeddings for one model, and the
- * order of messages within each session (for context propagation). Kept in step session by session.
+ * order of messages within each session (for context propagation). Kept in step session by session. A view
+ * restored from its saved copy reads messages and postings where they lie in the copy's bytes.
  */
 export class RawLogView {
-  docs = new Map<string, RawDoc>()
+  docs = new RawDocs()
   lexical: LexicalIndex
-  sessions = new Map<string, SessionMark & { keys: Array<string> }>()
+  /** What the view knew of each session's log when it last read it. */
+  sessions = new Map<string, SessionMark>()
   /** Message vectors for vectorModel by message key (score one with `vectors.score`). */
   vectors: VectorIndex | null = null
   vectorModel: string | null = null
-  /** Messages without a vector for vectorModel. */
-  private unembedded = new Set<string>()
+  /** Messages without a vector for vectorModel (null: not listed yet, every message without one). */
+  private unembedded: Set<string> | null = null
+  /** Keys in order of the sessions whose messages are held as objects (the others: docs.savedKeys). */
+  private readonly heldKeys = new Map<string, Array<string>>()
   /** Work a saved copy would spare the next process: messages (re)indexed, and whether any was removed. */
   unsaved = { indexed: 0, removed: false }
   /** Vectors computed since the last save and still held (persist.ts appends them). */
@@ -70,63 +231,85 @@ export class RawLogView {
     this.lexical = new LexicalIndex({ ...bm25, analyzer: analyze })
   }
 
-  /** The view as stored between processes. */
-  toData(): RawLogViewData {
-    return {
-      version: 2,
-      analyzer: ANALYZER_ID,
-      k1: this.lexical.k1,
-      b: this.lexical.b,
-      sessions: Array.from(this.sessions, ([sid, mark]) => [
-        sid,
-        mark.mtimeMs,
-        mark.readAt,
-        mark.keys.map((key) => {
-          const d = this.docs.get(key)!
-          return [d.index, d.timestamp, d.role, d.scope, d.content, d.author] as const
-        })
-      ] as const)
-    }
+  /** A session's message keys in order. */
+  keysOf(sessionId: string): ReadonlyArray<string> {
+    return this.heldKeys.get(sessionId) ?? (this.docs.isSaved(sessionId) ? this.docs.savedKeys(sessionId) : [])
   }
 
-  /** Restores a stored view into this empty one; false (and nothing changed) when it does not fit. */
-  restore(data: unknown, lexicalBytes: Uint8Array): boolean {
-    if (this.docs.size > 0 || typeof data !== "object" || data === null) return false
-    const d = data as Partial<RawLogViewData>
-    if (d.version !== 2 || d.analyzer !== ANALYZER_ID || d.k1 !== this.lexical.k1 || d.b !== this.lexical.b) return false
-    if (!Array.isArray(d.sessions)) return false
-    const lexical = LexicalIndex.fromBinary(lexicalBytes, { ...this.bm25, analyzer: analyze })
-    if (lexical === null) return false
-    const docs = new Map<string, RawDoc>()
-    const sessions = new Map<string, SessionMark & { keys: Array<string> }>()
-    for (const row of d.sessions) {
-      if (!Array.isArray(row) || row.length !== 4 || !Array.isArray(row[3])) return false
-      const [sid, mtimeMs, readAt, entries] = row
-      if (typeof sid !== "string" || typeof mtimeMs !== "number" || typeof readAt !== "number") return false
-      const keys: Array<string> = []
-      // Linked to its neighbours as it is read (no second pass of lookups).
-      let before: RawDoc | null = null
-      for (const e of entries) {
-        if (!Array.isArray(e) || typeof e[0] !== "number" || typeof e[1] !== "string" || typeof e[4] !== "string") return false
-        const key = refKey(sid, e[0])
-        const doc: RawDoc = {
-          key, sessionId: sid, index: e[0], timestamp: e[1], role: e[2], scope: typeof e[3] === "string" ? e[3] : null,
-          content: e[4], author: typeof e[5] === "string" ? e[5] : null, prev: keys[keys.length - 1] ?? null, next: null
-        }
-        if (before !== null) before.next = key
-        keys.push(key)
-        docs.set(key, doc)
-        before = doc
+  /** The view as stored between processes (restore reads it back). */
+  toBinary(): Uint8Array {
+    const sessions: Array<readonly [string, number, number, number]> = []
+    const indexes: Array<number> = []
+    const texts: Array<string | Uint8Array> = []
+    for (const [sid, mark] of this.sessions) {
+      if (this.docs.isSaved(sid)) {
+        const saved = this.docs.savedTexts(sid)
+        sessions.push([sid, mark.mtimeMs, mark.readAt, saved.length])
+        indexes.push(...this.docs.savedIndexes(sid))
+        texts.push(...saved)
+        continue
       }
-      sessions.set(sid, { mtimeMs, readAt, keys })
+      const keys = this.heldKeys.get(sid) ?? []
+      sessions.push([sid, mark.mtimeMs, mark.readAt, keys.length])
+      for (const key of keys) {
+        const d = this.docs.get(key)!
+        indexes.push(d.index)
+        texts.push(JSON.stringify([d.timestamp, d.role, d.scope, d.content, d.author]))
+      }
     }
-    if (lexical.size !== docs.size) return false
-    for (const key of lexical.keys()) if (!docs.has(key)) return false
-    // Adopted whole rather than copied entry by entry (this view was empty): a hook process restores 10k's.
+    const meta: SavedMeta = { version: VIEW_VERSION, analyzer: ANALYZER_ID, k1: this.lexical.k1, b: this.lexical.b, sessions }
+    return packSections(VIEW_MAGIC, [
+      Buffer.from(JSON.stringify(meta), "utf8"),
+      int32Bytes(Int32Array.from(indexes)),
+      StringTable.encode(texts, false),
+      this.lexical.toBinary()
+    ])
+  }
+
+  /**
+   * Restores a saved view into this empty one, reading it in place (keep the bytes unchanged); false (and
+   * nothing changed) when it does not fit.
+   */
+  restore(bytes: Uint8Array): boolean {
+    if (this.docs.size > 0) return false
+    const sections = unpackSections(bytes, VIEW_MAGIC, 4)
+    if (sections === null) return false
+    let meta: Partial<SavedMeta>
+    try {
+      meta = JSON.parse(Buffer.from(sections[0]!.buffer, sections[0]!.byteOffset, sections[0]!.length).toString("utf8")) as Partial<SavedMeta>
+    } catch {
+      return false
+    }
+    if (typeof meta !== "object" || meta === null) return false
+    if (meta.version !== VIEW_VERSION || meta.analyzer !== ANALYZER_ID || meta.k1 !== this.lexical.k1 || meta.b !== this.lexical.b) return false
+    if (!Array.isArray(meta.sessions)) return false
+    const indexes = int32View(sections[1]!)
+    const texts = StringTable.decode(sections[2]!)
+    const lexical = LexicalIndex.fromBinary(sections[3]!, { ...this.bm25, analyzer: analyze })
+    if (indexes === null || texts === null || lexical === null || texts.size !== indexes.length || lexical.size !== indexes.length) return false
+    const runs = new Map<string, { first: number; count: number }>()
+    const marks = new Map<string, SessionMark>()
+    let first = 0
+    for (const row of meta.sessions) {
+      if (!Array.isArray(row) || row.length !== 4) return false
+      const [sid, mtimeMs, readAt, count] = row
+      if (typeof sid !== "string" || typeof mtimeMs !== "number" || typeof readAt !== "number" || !Number.isInteger(count) || count < 0) return false
+      if (runs.has(sid)) return false
+      runs.set(sid, { first, count })
+      marks.set(sid, { mtimeMs, readAt })
+      first += count
+    }
+    if (first !== indexes.length) return false
+    const saved = new SavedMessages(runs, indexes, texts)
+    // The copy's first and last messages are the lexical index's too (a cheap check that they belong together).
+    if (first > 0) {
+      const [firstSid, lastSid] = [meta.sessions.find((r) => r[3] > 0)![0], [...meta.sessions].reverse().find((r) => r[3] > 0)![0]]
+      const ends = [refKey(firstSid, indexes[0]!), refKey(lastSid, indexes[first - 1]!)]
+      if (!ends.every((key) => lexical.has(key))) return false
+    }
     this.lexical = lexical
-    this.docs = docs
-    this.sessions = sessions
-    this.unembedded = new Set(docs.keys())
+    this.docs.adopt(saved)
+    this.sessions = marks
     return true
   }
 
@@ -138,7 +321,9 @@ export class RawLogView {
 
   /** Replaces what the view holds of one session with its log as just read; true when a message changed. */
   syncSession(sessionId: string, entries: ReadonlyArray<RawLogEntry>, mark: SessionMark): boolean {
+    if (this.docs.isSaved(sessionId)) this.heldKeys.set(sessionId, this.docs.takeOver(sessionId))
     const old = this.sessions.get(sessionId)
+    const oldKeys = this.heldKeys.get(sessionId) ?? []
     let changed = old === undefined
     const keys: Array<string> = []
     const sorted = [...entries].sort((a, b) => a.index - b.index)
@@ -164,9 +349,9 @@ export class RawLogView {
       })
       this.lexical.add(key, indexedText(e.content, e.timestamp))
       this.forgetVector(key)
-      this.unembedded.add(key)
+      this.unembedded?.add(key)
     }
-    for (const key of old?.keys ?? []) {
+    for (const key of oldKeys) {
       if (seen.has(key)) continue
       this.removeDoc(key)
       changed = true
@@ -179,14 +364,17 @@ export class RawLogView {
     // A racy mark makes every process re-read the session until a save records a settled one: count its
     // messages as work a save would spare (else an unchanged log written just before a save stays racy).
     if (old !== undefined && racy(old) && !racy(mark)) this.unsaved.indexed += keys.length
-    this.sessions.set(sessionId, { ...mark, keys })
+    this.sessions.set(sessionId, mark)
+    this.heldKeys.set(sessionId, keys)
     return changed
   }
 
   /** Forgets a session whose log is gone. */
   dropSession(sessionId: string): void {
-    for (const key of this.sessions.get(sessionId)?.keys ?? []) this.removeDoc(key)
+    if (this.docs.isSaved(sessionId)) this.heldKeys.set(sessionId, this.docs.takeOver(sessionId))
+    for (const key of this.heldKeys.get(sessionId) ?? []) this.removeDoc(key)
     this.sessions.delete(sessionId)
+    this.heldKeys.delete(sessionId)
   }
 
   /** Keeps vectors of this model only (switching models drops all vectors). */
@@ -195,12 +383,16 @@ export class RawLogView {
     this.vectors = null
     this.newVectors.clear()
     this.vectorModel = modelId
-    for (const key of this.docs.keys()) this.unembedded.add(key)
+    this.unembedded = null
   }
 
   /** Messages that have no vector for this model yet (switching models drops all vectors). */
   missingVectors(modelId: string): Array<RawDoc> {
     this.useModel(modelId)
+    if (this.unembedded === null) {
+      this.unembedded = new Set()
+      for (const key of this.docs.keys()) if (this.vectors?.has(key) !== true) this.unembedded.add(key)
+    }
     return Array.from(this.unembedded, (key) => this.docs.get(key)!)
   }
 
@@ -212,7 +404,7 @@ export class RawLogView {
       if (this.vectors === null) this.vectors = new VectorIndex(v.length)
       if (v.length !== this.vectors.dim) return
       this.vectors.add(doc.key, v)
-      this.unembedded.delete(doc.key)
+      this.unembedded?.delete(doc.key)
       if (fresh) this.newVectors.set(doc.key, v)
       else this.newVectors.delete(doc.key)
     })
@@ -223,7 +415,7 @@ export class RawLogView {
     if (dim <= 0 || !this.docs.has(key)) return
     if (this.vectors === null) this.vectors = new VectorIndex(dim)
     if (dim !== this.vectors.dim || !this.vectors.addCompact(key, bytes, at)) return
-    this.unembedded.delete(key)
+    this.unembedded?.delete(key)
     this.newVectors.delete(key)
   }
 
@@ -244,6 +436,6 @@ export class RawLogView {
     this.docs.delete(key)
     this.lexical.remove(key)
     this.forgetVector(key)
-    this.unembedded.delete(key)
+    this.unembedded?.delete(key)
   }
 }

@@ -1,5 +1,5 @@
 // The retrieval index kept between processes under <data-dir>/index/: the raw-log view (messages and
-// their lexical index) as one JSON file replaced atomically, and message embeddings in an append-only
+// their lexical index) as one binary image replaced atomically and read in place (RawLogView.toBinary), and message embeddings in an append-only
 // binary file. Both are caches: anything unreadable is ignored and rebuilt from the logs.
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -19,25 +19,6 @@ export interface PersistTarget {
 
 const viewFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog.bin")
 const vectorFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog-vectors.bin")
-
-// A cache file: "AWIX", the JSON length, the JSON (metadata), padding to 4 bytes, the lexical index's binary.
-const FILE_MAGIC = "AWIX"
-
-const pack = (meta: unknown, lexical: Uint8Array): Buffer => {
-  const json = Buffer.from(JSON.stringify(meta), "utf8")
-  const head = Buffer.alloc(8)
-  head.write(FILE_MAGIC, 0, "latin1")
-  head.writeUInt32LE(json.length, 4)
-  return Buffer.concat([head, json, Buffer.alloc((4 - (json.length % 4)) % 4), lexical])
-}
-
-const unpack = (buf: Buffer): { readonly meta: unknown; readonly lexical: Uint8Array } | null => {
-  if (buf.length < 8 || buf.toString("latin1", 0, 4) !== FILE_MAGIC) return null
-  const len = buf.readUInt32LE(4)
-  if (8 + len > buf.length) return null
-  const meta = JSON.parse(buf.toString("utf8", 8, 8 + len)) as unknown
-  return { meta, lexical: buf.subarray(8 + len + ((4 - (len % 4)) % 4)) }
-}
 
 /**
  * Whether saving is worth its cost: rewriting the files takes longer than re-indexing a few messages, so a
@@ -149,8 +130,7 @@ export const writeMessageVectors = (target: PersistTarget, records: ReadonlyArra
 /** Fills an empty view from the cache (best effort: an unusable cache is ignored). True when it did. */
 export const loadPersisted = (target: PersistTarget, view: RawLogView): boolean => {
   try {
-    const file = unpack(readFileNoFollow(viewFile(target.dataDir)))
-    return file !== null && view.restore(file.meta, file.lexical)
+    return view.restore(readFileNoFollow(viewFile(target.dataDir)))
   } catch {
     return false
   }
@@ -188,7 +168,7 @@ export const loadPersistedVectors = (target: PersistTarget, view: RawLogView): v
 /** Saves the view, and appends the vectors computed since the last save. Returns the failure, or null. */
 export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsChanged: boolean): unknown => {
   try {
-    const data = pack(view.toData(), view.lexical.toBinary())
+    const data = view.toBinary()
     const pending = vectorsChanged ? view.takeNewVectors() : []
     const written = writeIndexUnlessDeleted(target.dataDir, target.stamp, () => {
       replaceFile(viewFile(target.dataDir), data)
