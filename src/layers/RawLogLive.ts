@@ -6,6 +6,7 @@ import { RawLogEntry } from "../domain/Message.js"
 import { atomicWriteFileSync } from "../store/atomicWrite.js"
 import { withFileLock } from "../store/fileLock.js"
 import { countLogMessages, readFirstLine, readLogFile, readLogTail } from "../store/logFile.js"
+import { logChangesSince, noteLogChange } from "../store/logJournal.js"
 import { adoptLiteDataDir } from "../store/liteImport.js"
 import { appendNoFollow, readFileNoFollow } from "../store/noFollow.js"
 import { dataPaths, decodeSessionId, encodeSessionId } from "../store/paths.js"
@@ -86,6 +87,7 @@ export const RawLogLive = Layer.effect(
             const entry = entryAt(Math.max(tail.nextIndex, readMark(sessionId)))
             // A torn last line (a crash mid-write) must not swallow this message: start on a fresh line.
             appendNoFollow(file, (tail.needsNewline ? "\n" : "") + toLine(entry))
+            noteLogChange(paths.meta, sessionId)
             return entry
           },
           catch: storageError("append to", file)
@@ -130,6 +132,19 @@ export const RawLogLive = Layer.effect(
       catch: storageError("list", paths.logs)
     })
 
+    const session = (sessionId: string) =>
+      Effect.try({
+        try: (): SessionInfo | null => {
+          if (sessionId === "") return null
+          const st = fs.statSync(paths.logFile(sessionId), { throwIfNoEntry: false })
+          return st === undefined ? null : { sessionId, mtimeMs: st.mtimeMs, stamp: `${st.ino}:${st.size}:${st.mtimeMs}` }
+        },
+        catch: storageError("read", paths.logFile(sessionId))
+      })
+
+    const changesSince = (mark: string | null) =>
+      Effect.try({ try: () => logChangesSince(paths.meta, paths.logs, mark), catch: storageError("read", paths.meta) })
+
     const removeEntries = (sessionId: string, indices: ReadonlySet<number>) =>
       Effect.gen(function* () {
         if (sessionId === "" || indices.size === 0) return 0
@@ -149,6 +164,7 @@ export const RawLogLive = Layer.effect(
               try: () => {
                 if (next > nextOf(keep)) atomicWriteFileSync(markFile(sessionId), String(next))
                 atomicWriteFileSync(file, keep.map(toLine).join(""))
+                noteLogChange(paths.meta, sessionId)
               },
               catch: storageError("rewrite", file)
             })
@@ -184,6 +200,7 @@ export const RawLogLive = Layer.effect(
                   atomicWriteFileSync(file, all.map(toLine).join(""))
                   const mtime = new Date(copy.modifiedAtMs)
                   fs.utimesSync(file, mtime, mtime)
+                  noteLogChange(paths.meta, copy.sessionId)
                 }
                 if (next > lastPlusOne) atomicWriteFileSync(markFile(copy.sessionId), String(next))
               },
@@ -211,6 +228,6 @@ export const RawLogLive = Layer.effect(
       catch: storageError("count", paths.logs)
     })
 
-    return RawLog.of({ append, read, sessions, removeEntries, nextIndex, copyIn, stats })
+    return RawLog.of({ append, read, sessions, session, changesSince, removeEntries, nextIndex, copyIn, stats })
   })
 )

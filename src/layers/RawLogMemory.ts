@@ -27,6 +27,13 @@ export const RawLogMemory = Layer.sync(RawLog, () => {
     sessions: Effect.sync(() =>
       [...logs.entries()].map(([sessionId, l]) => ({ sessionId, mtimeMs: l.mtimeMs, stamp: String(l.mtimeMs) })).sort((a, b) => a.mtimeMs - b.mtimeMs)
     ),
+    session: (sessionId) =>
+      Effect.sync(() => {
+        const l = logs.get(sessionId)
+        return l === undefined ? null : { sessionId, mtimeMs: l.mtimeMs, stamp: String(l.mtimeMs) }
+      }),
+    // No journal here: readers list every session (cheap in memory).
+    changesSince: () => Effect.succeed({ mark: "", sessions: null }),
     removeEntries: (sessionId, indices) =>
       Effect.sync(() => {
         const log = logs.get(sessionId)

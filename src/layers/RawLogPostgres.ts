@@ -79,6 +79,10 @@ export const makeRawLogPostgres = (db: PostgresDatabaseShape, options: { readonl
       (rows) => rows.map((r) => ({ sessionId: r.session_id, mtimeMs: r.ms, stamp: r.stamp }))
     ).pipe(Effect.mapError(fail("list raw-log sessions")))
 
+    const session = (sessionId: string) => Effect.map(sessions, (all) => all.find((s) => s.sessionId === sessionId) ?? null)
+    // Readers list every session (one query; the rows carry their stamps).
+    const changesSince = () => Effect.succeed({ mark: "", sessions: null })
+
     const removeEntries = (sessionId: string, indices: ReadonlySet<number>) =>
       sessionId === "" || indices.size === 0
         ? Effect.succeed(0)
@@ -133,7 +137,7 @@ export const makeRawLogPostgres = (db: PostgresDatabaseShape, options: { readonl
       ([row]) => ({ sessions: row?.sessions ?? 0, messages: row?.messages ?? 0 })
     ).pipe(Effect.mapError(fail("count the raw log")))
 
-    return RawLog.of({ append, read, sessions, removeEntries, nextIndex, copyIn, stats } satisfies RawLogShape)
+    return RawLog.of({ append, read, sessions, session, changesSince, removeEntries, nextIndex, copyIn, stats } satisfies RawLogShape)
   })
 
 /** The raw log of `storage_backend: postgres`. */

@@ -35,6 +35,16 @@ export interface RawLogShape {
   readonly read: (sessionId: string) => Effect.Effect<ReadonlyArray<RawLogEntry>, StorageError | CorruptFile>
   /** Every session that has a log, oldest modification first. */
   readonly sessions: Effect.Effect<ReadonlyArray<SessionInfo>, StorageError>
+  /** One session's log as `sessions` lists it, or null when it has none. */
+  readonly session: (sessionId: string) => Effect.Effect<SessionInfo | null, StorageError>
+  /**
+   * The sessions whose logs changed since `mark` (a value an earlier call returned), or null when the store
+   * cannot say (no mark, or changes it did not record): then list them all. Cheap: a warm reader asks
+   * this instead of listing every session.
+   */
+  readonly changesSince: (
+    mark: string | null
+  ) => Effect.Effect<{ readonly mark: string; readonly sessions: ReadonlyArray<string> | null }, StorageError>
   /** Removes the entries with these indices (atomic rewrite); the others keep their indices. Returns how many went. */
   readonly removeEntries: (
     sessionId: string,

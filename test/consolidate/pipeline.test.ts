@@ -237,6 +237,8 @@ describe("failures", () => {
           append: () => Effect.die("unused"),
           read: () => Effect.fail(new StorageErrorClass({ operation: "read log", path: "/x/s1.jsonl", message: "permission denied" })),
           sessions: Effect.succeed([{ sessionId: "s1", mtimeMs: 1, stamp: "1" }]),
+          session: () => Effect.die("unused"),
+          changesSince: () => Effect.die("unused"),
           removeEntries: () => Effect.die("unused"),
           nextIndex: () => Effect.die("unused"),
           copyIn: () => Effect.die("unused"),

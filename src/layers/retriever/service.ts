@@ -23,6 +23,9 @@ import { loadPersisted, loadPersistedVectors, savePersisted, worthSaving, type P
 // Embedding the raw log happens once per message; more than this at once is worth a line on stderr.
 const EMBED_NOTICE_AT = 500
 
+/** A warm process lists every session's log at least this often (ms), journal or not. */
+export const FULL_LISTING_MS = 5 * 60_000
+
 /** Whether the raw log is searched: cold_start_session_count null = always, 0 = never, n = while sessions < n. */
 export const rawLogActive = (coldStartSessionCount: number | null, sessions: number): boolean =>
   coldStartSessionCount === null || sessions < coldStartSessionCount
@@ -57,6 +60,10 @@ export class RetrieverState {
   embedderBroken = false
   /** The deletion stamp the views were built under (null: not yet used). */
   deletionStamp: number | null = null
+  /** Where the raw log's change journal stood at the last sync (null: list every session next time). */
+  logMark: string | null = null
+  /** When every session was last listed (ms since epoch). */
+  listedAt = 0
 
   constructor(
     _modelId: string | null,
@@ -73,6 +80,7 @@ export class RetrieverState {
     if (this.deletionStamp !== null && this.deletionStamp !== stamp) {
       this.rawView = new RawLogView(this.bm25)
       this.persistLoaded = this.restored = this.vectorsLoaded = false
+      this.logMark = null
     }
     this.deletionStamp = stamp
   }
@@ -125,10 +133,23 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
         )
       )
 
+    // A warm process follows the raw log's change journal and re-reads only the sessions it names; every
+    // session is listed again when the journal cannot say, and at least every FULL_LISTING_MS (a log
+    // another program appended to is seen then).
     const syncRawLog = (persistTarget: PersistTarget | null) => Effect.gen(function* () {
       const rawView = state.rawView
-      const sessions = yield* rawLog.sessions
-      if (!rawLogActive(config.coldStartSessionCount, sessions.length)) return false
+      const changes = yield* rawLog.changesSince(state.logMark)
+      const full = changes.sessions === null || Date.now() - state.listedAt > FULL_LISTING_MS
+      const sessions = full
+        ? yield* rawLog.sessions
+        : (yield* Effect.forEach(changes.sessions ?? [], rawLog.session)).filter((s) => s !== null)
+      const count = full ? sessions.length : rawView.sessions.size + sessions.filter((s) => !rawView.sessions.has(s.sessionId)).length
+      if (!rawLogActive(config.coldStartSessionCount, count)) {
+        state.logMark = null // not followed while off: list every session when it is on again
+        return false
+      }
+      state.logMark = changes.mark
+      if (full) state.listedAt = Date.now()
       if (!state.persistLoaded && persistTarget !== null) {
         state.persistLoaded = true
         state.restored = loadPersisted(persistTarget, rawView)
@@ -141,7 +162,8 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
         const entries = yield* rawLog.read(s.sessionId)
         rawView.syncSession(s.sessionId, entries, { mtimeMs: s.mtimeMs, readAt })
       }
-      for (const sid of [...rawView.sessions.keys()]) if (!present.has(sid)) rawView.dropSession(sid)
+      const gone = full ? [...rawView.sessions.keys()] : (changes.sessions ?? [])
+      for (const sid of gone) if (!present.has(sid) && rawView.sessions.has(sid)) rawView.dropSession(sid)
       return true
     })
 

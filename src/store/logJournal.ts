@@ -1,0 +1,108 @@
+// The raw log's change journal, `<data-dir>/meta/log-changes`: every write through RawLogLive (an append,
+// a removal, a copy) adds its session id as one JSON line after the log itself is written. A reader that
+// remembers where it stood learns which sessions changed since by reading the new lines, instead of
+// stating every session's log. The first line is the journal's random id: a journal replaced (rotated,
+// removed, recreated) is a new id, and its readers list every session again. A change the journal cannot
+// vouch for (the logs folder itself changed: a log created, removed or renamed, by anyone) does the same.
+import { randomBytes } from "node:crypto"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { appendNoFollow, READ_NOFOLLOW } from "./noFollow.js"
+import { ensurePrivateDir } from "./privateDir.js"
+
+/** Past this size the next writer starts a new journal (its readers list every session once). */
+const ROTATE_AT = 1 << 20
+
+const journalFile = (metaDir: string) => path.join(metaDir, "log-changes")
+
+const freshJournal = (file: string, replace: boolean): void => {
+  ensurePrivateDir(path.dirname(file))
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`
+  fs.writeFileSync(tmp, `#${randomBytes(12).toString("hex")}\n`, { mode: 0o600, flag: "wx" })
+  try {
+    if (replace) fs.renameSync(tmp, file)
+    else fs.linkSync(tmp, file) // fails when another writer created it first: theirs is kept
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e
+  } finally {
+    fs.rmSync(tmp, { force: true })
+  }
+}
+
+/**
+ * Records that a session's log changed (after the log was written). Never fails the write it follows: a
+ * journal that cannot take the line is removed, so every reader lists all sessions again.
+ */
+export const noteLogChange = (metaDir: string, sessionId: string): void => {
+  const file = journalFile(metaDir)
+  try {
+    let size = -1
+    try {
+      size = fs.statSync(file).size
+    } catch {
+      freshJournal(file, false)
+    }
+    if (size > ROTATE_AT) freshJournal(file, true)
+    appendNoFollow(file, JSON.stringify(sessionId) + "\n")
+  } catch {
+    try {
+      fs.rmSync(file, { force: true })
+    } catch {
+      // Nothing more can be done; readers still list every session after `FULL_LISTING_MS` (retriever).
+    }
+  }
+}
+
+/** Sessions changed since `mark` (null: unknown, list them all), and the mark to pass next time. */
+export interface LogChanges {
+  readonly mark: string
+  readonly sessions: ReadonlyArray<string> | null
+}
+
+const folderStamp = (logsDir: string): string => {
+  const st = fs.statSync(logsDir, { bigint: true, throwIfNoEntry: false })
+  return st === undefined ? "none" : `${st.ino}.${st.mtimeNs}`
+}
+
+/** Reads the journal from where `mark` stood. */
+export const logChangesSince = (metaDir: string, logsDir: string, mark: string | null): LogChanges => {
+  const folder = folderStamp(logsDir)
+  let fd: number
+  try {
+    fd = fs.openSync(journalFile(metaDir), READ_NOFOLLOW)
+  } catch {
+    return { mark: `${folder}|none|0`, sessions: null }
+  }
+  try {
+    const size = fs.fstatSync(fd).size
+    const head = Buffer.alloc(Math.min(size, 64))
+    fs.readSync(fd, head, 0, head.length, 0)
+    const newline = head.indexOf(10)
+    if (head[0] !== 35 || newline < 0) return { mark: `${folder}|none|0`, sessions: null }
+    const id = head.toString("latin1", 1, newline)
+    const [oldFolder, oldId, oldAt] = (mark ?? "").split("|")
+    const from = Number(oldAt)
+    if (mark === null || oldFolder !== folder || oldId !== id || !(from >= newline + 1) || from > size) {
+      return { mark: `${folder}|${id}|${size}`, sessions: null }
+    }
+    const tail = Buffer.alloc(size - from)
+    const got = fs.readSync(fd, tail, 0, tail.length, from)
+    // Only whole lines: a writer may be mid-line.
+    const end = tail.subarray(0, got).lastIndexOf(10) + 1
+    const sessions = new Set<string>()
+    for (const line of tail.toString("utf8", 0, end).split("\n")) {
+      if (line === "") continue
+      try {
+        const sid = JSON.parse(line) as unknown
+        if (typeof sid === "string") sessions.add(sid)
+      } catch {
+        return { mark: `${folder}|${id}|${from + end}`, sessions: null }
+      }
+    }
+    return { mark: `${folder}|${id}|${from + end}`, sessions: [...sessions] }
+  } catch {
+    return { mark: `${folder}|none|0`, sessions: null }
+  } finally {
+    fs.closeSync(fd)
+  }
+}
