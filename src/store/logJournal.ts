@@ -71,7 +71,10 @@ export const logChangesSince = (metaDir: string, logsDir: string, mark: string |
   try {
     fd = fs.openSync(journalFile(metaDir), READ_NOFOLLOW)
   } catch {
-    return { mark: `${folder}|none|0`, sessions: null }
+    // No journal yet (nothing written through awhm since the data dir was made): nothing changed while the
+    // folder did not; the first write creates the journal, a new id, so readers list every session then.
+    const none = `${folder}|none|0`
+    return { mark: none, sessions: mark === none ? [] : null }
   }
   try {
     const size = fs.fstatSync(fd).size

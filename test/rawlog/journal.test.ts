@@ -40,7 +40,13 @@ describe("the raw log's change journal", () => {
   it.scoped("cannot vouch for a new or removed log, a replaced journal or a half-written line: then every session is listed", () =>
     withLog((log, dir) =>
       Effect.gen(function* () {
+        // Before any write there is no journal: a reader still knows that nothing changed.
+        fs.mkdirSync(path.join(dir, "logs"))
+        const empty = yield* log.changesSince(null)
+        expect(empty.sessions).toBeNull()
+        expect((yield* log.changesSince(empty.mark)).sessions).toEqual([])
         yield* log.append({ sessionId: "a", role: "user", content: "one" })
+        expect((yield* log.changesSince(empty.mark)).sessions).toBeNull() // the journal was created
         const mark = (yield* log.changesSince(null)).mark
         // A log another program created: the logs folder changed.
         fs.writeFileSync(path.join(dir, "logs", "c.jsonl"), "")
