@@ -74,6 +74,9 @@ export const loadCachedBundle = <T>(file: string): CachedBundle<T> | null => {
     cachedData = undefined
   }
   const script = new vm.Script(Module.wrap(source), { filename: bundle, ...(cachedData ? { cachedData } : {}) })
+  // import() fails in a script compiled from a code cache: the bundle imports the ES modules it leaves out
+  // (the embedding model's @xenova/transformers) through this module's import instead.
+  ;(globalThis as Record<symbol, unknown>)[Symbol.for("awhm.hostImport")] = (specifier: string) => import(specifier)
   const module = { exports: {} as T }
   script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, path.dirname(bundle))
   return {

@@ -102,10 +102,17 @@ const load = async (o: LoadOptions): Promise<Loaded> => {
 
 type Transformers = typeof import("@xenova/transformers")
 
+/**
+ * The ES-module import a host lends code it runs through `vm` (src/bin/cachedBundle.ts): in a script
+ * compiled from V8's code cache, `import()` itself fails ("A dynamic import callback was not specified").
+ */
+export const HOST_IMPORT = Symbol.for("awhm.hostImport")
+
 const importTransformers = async (): Promise<Transformers> => {
   try {
     // Dynamic so that loading this layer (and a bundled CLI) never pays for transformers.js + onnxruntime.
-    return await import("@xenova/transformers")
+    const host = (globalThis as { [HOST_IMPORT]?: (specifier: string) => Promise<unknown> })[HOST_IMPORT]
+    return host !== undefined ? ((await host("@xenova/transformers")) as Transformers) : await import("@xenova/transformers")
   } catch (e) {
     throw new Error(`@xenova/transformers is not installed (${e instanceof Error ? e.message : String(e)})`)
   }

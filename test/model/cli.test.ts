@@ -1,5 +1,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterEach, beforeEach, describe, expect, it } from "vitest"
 import { makeTempDir, ROOT, runAwhm } from "../support/cli.js"
 
@@ -24,6 +26,42 @@ describe("the embedding model, found by default", () => {
     // No lexical overlap: only the model can have found it.
     const lexical = await runAwhm(["query", "What outdoor activity do I enjoy?", "-k", "1", "--lexical-only"], { dataDir: tmp.dir, env: REAL })
     expect(lexical.stdout).not.toContain("hiking")
+  })
+
+  it("the MCP server answers with the real model, also when it starts from its code cache", { timeout: 180_000 }, async () => {
+    const env: Record<string, string> = {}
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("AWHM_")) env[k] = v
+    // Two servers one after the other: the second runs from the code cache the first left (a cached
+    // script cannot use import() itself, which once left the server lexical-only).
+    const serve = async (logFirst: boolean) => {
+      let stderr = ""
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [path.join(ROOT, "dist", "awhm-mcp.mjs")],
+        env: { ...env, AWHM_DATA_DIR: tmp.dir, AWHM_EMBEDDER: "transformers", AWHM_HOOK_SERVER: "0" },
+        stderr: "pipe"
+      })
+      transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString("utf8")))
+      const client = new Client({ name: "awhm-test", version: "1.0.0" })
+      await client.connect(transport)
+      try {
+        if (logFirst) {
+          for (const content of ["I adore hiking in the mountains", "The invoice is due on Friday"]) {
+            await client.callTool({ name: "memory_log", arguments: { role: "user", content } })
+          }
+        }
+        const r = await client.callTool({ name: "memory_query", arguments: { query: "What outdoor activity do I enjoy?", k: 1 } }, undefined, { timeout: 120_000 })
+        return { results: (r.structuredContent as { results: Array<{ content: string }> }).results.map((x) => x.content), stderr }
+      } finally {
+        await client.close()
+      }
+    }
+    const first = await serve(true)
+    const second = await serve(false)
+    for (const run of [first, second]) {
+      expect(run.stderr).not.toContain("could not be loaded")
+      expect(run.results).toEqual(["I adore hiking in the mountains"])
+    }
   })
 
   it("`awhm model status` says which model, from where, and that it loads", { timeout: 120_000 }, async () => {
