@@ -47,12 +47,12 @@ await build({
   }
 })
 
-// The hook path and the MCP server as CommonJS files, run through V8's code cache by
+// The hook path, the MCP server and the CLI as CommonJS files, run through V8's code cache by
 // src/bin/cachedBundle.ts (Node 20 has no compile cache for ES modules, and compiling is a third of a
 // hook's start-up).
 await build({
   ...nodeBundle,
-  entryPoints: { "awhm-hook": "src/hooks/main.ts", "awhm-mcp-server": "src/mcp/main.ts" },
+  entryPoints: { "awhm-hook": "src/hooks/main.ts", "awhm-mcp-server": "src/mcp/main.ts", "awhm-cli": "src/cli/main.ts" },
   outdir: "dist",
   outExtension: { ".js": ".cjs" },
   format: "cjs",

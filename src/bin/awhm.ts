@@ -1,3 +1,4 @@
+import { loadCachedBundle } from "./cachedBundle.js"
 import { runHook } from "./hookClient.js"
 
 // `awhm hook …` runs on every Claude Code prompt: it skips building the whole CLI, asks the hook server
@@ -12,5 +13,12 @@ const CLI_HOOK_COMMANDS = new Set(["install", "uninstall"])
 if (argv[2] === "hook" && argv.length > 3 && !CLI_HOOK_COMMANDS.has(argv[3]!) && !argv.slice(3).some((a) => HELP.has(a))) {
   void runHook(argv.slice(3))
 } else {
-  void import("../cli/main.js").then((m) => m.runCli(argv))
+  // The CLI from dist/awhm-cli.cjs with V8's code cache (see cachedBundle.ts), or from the ES module.
+  const bundle = loadCachedBundle<{ runCli?: (argv: ReadonlyArray<string>) => void }>("awhm-cli.cjs")
+  const runCli = bundle?.exports.runCli
+  if (bundle !== null && runCli !== undefined) {
+    // At exit, so the cache also holds the functions this command compiled on the way.
+    process.once("exit", bundle.saveCache)
+    runCli(argv)
+  } else void import("../cli/main.js").then((m) => m.runCli(argv))
 }
