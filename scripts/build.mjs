@@ -47,17 +47,28 @@ await build({
   }
 })
 
-// The hook path, the MCP server and the CLI as CommonJS files, run through V8's code cache by
+// The hook path and the MCP server as CommonJS files, run through V8's code cache by
 // src/bin/cachedBundle.ts (Node 20 has no compile cache for ES modules, and compiling is a third of a
 // hook's start-up).
 await build({
   ...nodeBundle,
-  entryPoints: { "awhm-hook": "src/hooks/main.ts", "awhm-mcp-server": "src/mcp/main.ts", "awhm-cli": "src/cli/main.ts" },
+  entryPoints: { "awhm-hook": "src/hooks/main.ts", "awhm-mcp-server": "src/mcp/main.ts" },
   outdir: "dist",
   outExtension: { ".js": ".cjs" },
   format: "cjs",
   // import.meta.url (used to find the package's own files) from the CommonJS file's own path.
   define: { ...define, "import.meta.url": "__awhmImportMetaUrl" },
+  banner: { js: 'const __awhmImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' }
+})
+
+// The whole CLI the same way, with the web viewer's assets (`awhm ui`).
+await build({
+  ...nodeBundle,
+  entryPoints: { "awhm-cli": "src/cli/main.ts" },
+  outdir: "dist",
+  outExtension: { ".js": ".cjs" },
+  format: "cjs",
+  define: { ...define, ...uiDefine, "import.meta.url": "__awhmImportMetaUrl" },
   banner: { js: 'const __awhmImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' }
 })
 
