@@ -125,11 +125,16 @@ const denialsOf = (content: string): Array<ReadonlyArray<string>> => {
   return out
 }
 
-/** Whether some sentence affirms what a denial denies. */
-const affirms = (sentences: ReadonlyArray<AnalyzedSentence>, denial: ReadonlyArray<string>): boolean =>
-  sentences.some(
-    (s) => !NEGATED.test(s.text) && denial.filter((w) => s.terms.has(w)).length >= Math.max(2, Math.ceil(CONFLICT_SHARE * denial.length))
-  )
+/** How many of a denial's words the best sentence affirming it shares (0: no sentence affirms it). */
+const affirms = (sentences: ReadonlyArray<AnalyzedSentence>, denial: ReadonlyArray<string>): number => {
+  let best = 0
+  for (const s of sentences) {
+    if (NEGATED.test(s.text)) continue
+    const shared = denial.filter((w) => s.terms.has(w)).length
+    if (shared >= Math.max(2, Math.ceil(CONFLICT_SHARE * denial.length))) best = Math.max(best, shared)
+  }
+  return best
+}
 
 const refOf = (x: Said) => ({ sourceRefs: x.sourceRefs, ...(x.nodeId !== undefined ? { nodeId: x.nodeId } : {}) })
 
@@ -190,7 +195,15 @@ export const newerWins = <A extends Said>(
     if (denier.said !== true || paired.has(denier)) continue
     const denial = denialsOf(denier.content).find((d) => d.some((w) => terms.has(w)))
     if (denial === undefined) continue
-    const j = out.findIndex((x, at) => at !== i && at < NEWER_WINS_POOL && x.said === true && !paired.has(x) && affirms(sentencesOf(x.content), denial))
+    // The candidate affirming most of what is denied; of equals, the best-ranked.
+    let j = -1
+    let most = 0
+    for (let at = 0; at < Math.min(out.length, NEWER_WINS_POOL); at++) {
+      const x = out[at]!
+      if (at === i || x.said !== true || paired.has(x)) continue
+      const shared = affirms(sentencesOf(x.content), denial)
+      if (shared > most) [j, most] = [at, shared]
+    }
     if (j < 0) continue
     const other = out[j]!
     paired.add(denier).add(other)
