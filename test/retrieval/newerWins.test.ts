@@ -177,4 +177,16 @@ describe("a denial's partner is the statement affirming most of it", () => {
       [unrelated.content, undefined]
     ])
   })
+
+  it("what is denied ends with its clause: the words after the comma are not part of it", () => {
+    const denial = said("I have never upgraded any furniture in my living room, which seems weird since I moved in March.", MAR, 0)
+    const unrelated = said("The weather was nice today.", FEB, 1)
+    const affirm = said("I upgraded to a modular sofa, and my living room feels cozy.", JAN, 2)
+    const out = newerWins([denial, unrelated, affirm], "Have I ever upgraded any furniture in my living room?", false)
+    expect(out.map((c) => [c.content, c.conflictsWith?.at])).toEqual([
+      [denial.content, JAN],
+      [affirm.content, MAR],
+      [unrelated.content, undefined]
+    ])
+  })
 })

@@ -110,7 +110,8 @@ const statedValue = (
   return best
 }
 
-const NEVER = /\b(?:i|we)(?:'ve|\s+have|\s+had)?\s+never\s+([^.;:!?\n]+)|\b(?:i|we)\s+(?:have|had)n['’]t\s+ever\s+([^.;:!?\n]+)/gi
+// What is denied ends with its clause ("I have never upgraded any furniture in my living room, which seems weird").
+const NEVER = /\b(?:i|we)(?:'ve|\s+have|\s+had)?\s+never\s+([^.;:!?,\n]+)|\b(?:i|we)\s+(?:have|had)n['’]t\s+ever\s+([^.;:!?,\n]+)/gi
 const NEGATED = /\b(?:never|not|no|n['’]t)\b/i
 /** Share of a denial's words another sentence must share to say the opposite. */
 const CONFLICT_SHARE = 0.6
