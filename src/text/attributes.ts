@@ -117,7 +117,14 @@ const tokensOf = (text: string): Array<Token> => [...text.matchAll(WORD)].map((m
 // Adverbs are never part of an attribute, except how often it applies ("monthly budget", "daily limit").
 const FREQUENCY = /^(?:hourly|daily|nightly|weekly|biweekly|monthly|quarterly|yearly|annually)$/
 const contentWord = (w: string): boolean =>
-  w.length > 1 && !FUNCTION_WORDS.has(w) && !/^\d/.test(w) && (!w.endsWith("ly") || FREQUENCY.test(w))
+  w.length > 1 && !FUNCTION_WORDS.has(w) && !/^\d/.test(w) && (!w.endsWith("ly") || FREQUENCY.test(w)) && !isFunctionVerbIng(w)
+
+/** The -ing form of a verb that names no attribute ("adjusting", "increasing", "dropping" beside "adjust", "increase", "drop"). */
+const isFunctionVerbIng = (w: string): boolean => {
+  if (!w.endsWith("ing") || w.length < 6) return false
+  const stem = w.slice(0, -3)
+  return FUNCTION_WORDS.has(stem) || FUNCTION_WORDS.has(stem + "e") || (/(.)\1$/.test(stem) && FUNCTION_WORDS.has(stem.slice(0, -1)))
+}
 
 // A clause break between two positions: punctuation that ends a phrase.
 const BREAK = /[.;:!?()[\]{}"“”]|,\s|\s[-–—]\s|\n/
@@ -147,6 +154,15 @@ const OF_OR_AS = /^\s+(?:of|as)\s+(?:(?:a|an|the|my|our|his|her|their|your)\s+)?
 /** The words naming what the value measures or is, after "of" / "as" (none when no such phrase follows). */
 const wordsNamed = (text: string, tokens: ReadonlyArray<Token>, end: number): Array<Token> => {
   const m = OF_OR_AS.exec(text.slice(end, end + 24))
+  return m === null ? [] : wordsAfter(text, tokens, end + m[0].length)
+}
+
+// "$120 per week at Whole Foods", "$40 a month on streaming": where or on what an amount goes, after how often.
+const AT_OR_ON = /^(?:\s+(?:per|a|an|each|every)\s+(?:day|night|week|month|year|session|visit|trip)|\s+(?:daily|nightly|weekly|monthly|yearly))?\s+(?:at|on|for)\s+(?:(?:a|an|the|my|our|his|her|their|your)\s+)?/i
+
+/** The words naming where or on what an amount goes, after "at" / "on" / "for" (none when no such phrase follows). */
+const wordsSpentOn = (text: string, tokens: ReadonlyArray<Token>, end: number): Array<Token> => {
+  const m = AT_OR_ON.exec(text.slice(end, end + 40))
   return m === null ? [] : wordsAfter(text, tokens, end + m[0].length)
 }
 
@@ -290,6 +306,8 @@ export const attributeMentions = (text: string): Array<AttributeMention> => {
         const before = wordsBefore(text, tokens, anchor >= 0 && start - anchor < 40 ? anchor : start)
         if (before.length > 0) words = before
         else if (kind === "date" || kind === "time" || kind === "version") words = []
+        // Nothing names the amount itself ("I'm spending $120 per week at Whole Foods"): where it goes does.
+        else if (kind === "money") words = wordsSpentOn(text, tokens, end)
       }
       if (words.length === 0) {
         previousEnd = end

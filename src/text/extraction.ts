@@ -42,6 +42,16 @@ const cut = (text: string): string => {
   return (space > MAX_STATEMENT_CHARS / 2 ? head.slice(0, space) : head).trimEnd()
 }
 
+/**
+ * Whether a pattern's match (from its trigger word to the end of the sentence) leaves out a value the sentence
+ * states before it: "I've uploaded 25 supporting documents, is that enough or do I need to upload more?" matches
+ * "I need ...", and the memory would lose the 25.
+ */
+const dropsValue = (sentence: string, match: string): boolean => {
+  const from = sentence.lastIndexOf(match)
+  return from > 0 && attributeMentions(sentence).some((a) => a.end <= from)
+}
+
 export interface ExtractOptions {
   /** The config's ner_labels; empty turns NER off. */
   readonly nerLabels: ReadonlySet<string>
@@ -101,7 +111,7 @@ export const extractFromMessage = (entry: RawLogEntry, options: ExtractOptions):
     for (const m of matchMessage(sentence.text)) {
       // The user's words for everything; tool output only says how things went.
       if (!user && m.type !== "outcome") continue
-      const content = cut(m.content)
+      const content = cut(user && dropsValue(sentence.text, m.content) ? sentence.text : m.content)
       const { type, confidence } = RULE_TYPES[m.type]
       out.push({ ...base, ...dated, content, type, confidence, isCorrection: m.type === "correction" || isCorrection(content) })
       matched = true

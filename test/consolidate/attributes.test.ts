@@ -54,6 +54,19 @@ describe("value forms people update", () => {
     expect(slots("It was someone else's idea.")).toEqual([])
   })
 
+  it("an amount nothing else names is of where or on what it goes; a verb's -ing form is never part of an attribute", () => {
+    expect(slots("I'm currently spending $120 per week at Whole Foods on Main Street.")).toEqual([["whole foods", "$120", "money"]])
+    expect(slots("I've been spending $200 weekly at Whole Foods for holiday items.")).toEqual([["whole foods", "$200", "money"]])
+    expect(slots("I spend $15 a month on my streaming service.")).toEqual([["streaming service", "$15", "money"]])
+    // What names the amount itself still wins over where it goes.
+    expect(slots("My grocery budget is $120 per week at Whole Foods.")).toEqual([["grocery budget", "$120", "money"]])
+    // Only amounts: a duration nothing names stays unread.
+    expect(slots("I'm currently spending 3 hours per week at the gym.")).toEqual([])
+    // "adjusting" is how the value came about, as "adjusted" is.
+    expect(slots("My weekly spending at Whole Foods is adjusting to $115.")).toEqual([["whole foods", "$115", "money"]])
+    expect(isUpdate("I'm spending $120 per week at Whole Foods.", "I'm now spending $115 per week at Whole Foods.")).toBe(false)
+  })
+
   it("a value wished for or supposed in its own clause is aimed; one said in passing after 'trying to' is not", () => {
     const aimed = (text: string) => attributeMentions(text).map((m) => [m.value, isAimed(m, text)])
     expect(aimed("Right now I sleep 5.5 hours, but I want to sleep 7 hours.")).toEqual([

@@ -43,6 +43,19 @@ describe("extractFromMessage", () => {
     expect(summary("My name is Alice. I live in Cape Town.").map((c) => c[1])).toEqual(["My name is Alice.", "I live in Cape Town."])
   })
 
+  it("a match that would leave out a value said before its trigger word keeps the whole sentence", () => {
+    // "I need ..." matches late in the sentence: the memory keeps the 25 documents it would have lost.
+    expect(summary("I've uploaded 25 supporting documents to the portal, is that enough or do I need to upload more?")).toEqual([
+      ["procedural", "I've uploaded 25 supporting documents to the portal, is that enough or do I need to upload more?", 0.75, false]
+    ])
+    expect(summary("I'm learning geometric sequences, and I just scored 5/5 on them, but I've never actually done any proofs.")).toEqual([
+      ["semantic", "I'm learning geometric sequences, and I just scored 5/5 on them, but I've never actually done any proofs.", 0.9, true]
+    ])
+    // No value before the trigger (or none at all): the match from its trigger word, as before.
+    expect(summary("Before the trip I need 3 new batteries.")).toEqual([["procedural", "I need 3 new batteries.", 0.75, false]])
+    expect(summary("Honestly, I prefer Rust")).toEqual([["procedural", "I prefer Rust", 0.75, false]])
+  })
+
   it("keys come out as the reference's for each family", () => {
     const keys = (t: string) => extractFromMessage(entry(t), noNer).map((c) => canonicalKeyForContent(c.content))
     expect(keys("My preferred language is Python")).toEqual(["fact:my preferred language"])

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { memoryLine } from "../../src/hooks/context.js"
+import { newerWins } from "../../src/layers/retriever/newerWins.js"
 import { Retriever } from "../../src/services/Retriever.js"
 import { graphOf, logAll, node, world } from "./support.js"
 
@@ -158,4 +159,34 @@ describe("contradictions come back together", () => {
       expect(memoryLine(results[other]!)).toContain("(conflicts with what was said on 2026-02-01)")
     }).pipe(Effect.provide(world()))
   )
+})
+
+describe("a denial's partner is the statement affirming most of it", () => {
+  const said = (content: string, at: string, messageIndex: number) => ({ content, at, said: true, sourceRefs: [{ sessionId: "s1", messageIndex }] })
+
+  it("of two statements affirming a denial, the one sharing more of its words comes up next to it, not the better-ranked one", () => {
+    const denial = said("I've never merged any commits into the repo myself.", MAR, 0)
+    const passing = said("I reviewed the commits in the repo.", FEB, 1)
+    const unrelated = said("The weather was nice today.", FEB, 2)
+    const affirm = said("I merged 12 commits into the repo myself yesterday.", JAN, 3)
+    const out = newerWins([denial, passing, unrelated, affirm], "Have I ever merged commits into the repo myself?", false)
+    expect(out.map((c) => [c.content, c.conflictsWith?.at])).toEqual([
+      [denial.content, JAN],
+      [affirm.content, MAR],
+      [passing.content, undefined],
+      [unrelated.content, undefined]
+    ])
+  })
+
+  it("what is denied ends with its clause: the words after the comma are not part of it", () => {
+    const denial = said("I have never upgraded any furniture in my living room, which seems weird since I moved in March.", MAR, 0)
+    const unrelated = said("The weather was nice today.", FEB, 1)
+    const affirm = said("I upgraded to a modular sofa, and my living room feels cozy.", JAN, 2)
+    const out = newerWins([denial, unrelated, affirm], "Have I ever upgraded any furniture in my living room?", false)
+    expect(out.map((c) => [c.content, c.conflictsWith?.at])).toEqual([
+      [denial.content, JAN],
+      [affirm.content, MAR],
+      [unrelated.content, undefined]
+    ])
+  })
 })

@@ -110,7 +110,8 @@ const statedValue = (
   return best
 }
 
-const NEVER = /\b(?:i|we)(?:'ve|\s+have|\s+had)?\s+never\s+([^.;:!?\n]+)|\b(?:i|we)\s+(?:have|had)n['’]t\s+ever\s+([^.;:!?\n]+)/gi
+// What is denied ends with its clause ("I have never upgraded any furniture in my living room, which seems weird").
+const NEVER = /\b(?:i|we)(?:'ve|\s+have|\s+had)?\s+never\s+([^.;:!?,\n]+)|\b(?:i|we)\s+(?:have|had)n['’]t\s+ever\s+([^.;:!?,\n]+)/gi
 const NEGATED = /\b(?:never|not|no|n['’]t)\b/i
 /** Share of a denial's words another sentence must share to say the opposite. */
 const CONFLICT_SHARE = 0.6
@@ -125,11 +126,16 @@ const denialsOf = (content: string): Array<ReadonlyArray<string>> => {
   return out
 }
 
-/** Whether some sentence affirms what a denial denies. */
-const affirms = (sentences: ReadonlyArray<AnalyzedSentence>, denial: ReadonlyArray<string>): boolean =>
-  sentences.some(
-    (s) => !NEGATED.test(s.text) && denial.filter((w) => s.terms.has(w)).length >= Math.max(2, Math.ceil(CONFLICT_SHARE * denial.length))
-  )
+/** How many of a denial's words the best sentence affirming it shares (0: no sentence affirms it). */
+const affirms = (sentences: ReadonlyArray<AnalyzedSentence>, denial: ReadonlyArray<string>): number => {
+  let best = 0
+  for (const s of sentences) {
+    if (NEGATED.test(s.text)) continue
+    const shared = denial.filter((w) => s.terms.has(w)).length
+    if (shared >= Math.max(2, Math.ceil(CONFLICT_SHARE * denial.length))) best = Math.max(best, shared)
+  }
+  return best
+}
 
 const refOf = (x: Said) => ({ sourceRefs: x.sourceRefs, ...(x.nodeId !== undefined ? { nodeId: x.nodeId } : {}) })
 
@@ -190,7 +196,15 @@ export const newerWins = <A extends Said>(
     if (denier.said !== true || paired.has(denier)) continue
     const denial = denialsOf(denier.content).find((d) => d.some((w) => terms.has(w)))
     if (denial === undefined) continue
-    const j = out.findIndex((x, at) => at !== i && at < NEWER_WINS_POOL && x.said === true && !paired.has(x) && affirms(sentencesOf(x.content), denial))
+    // The candidate affirming most of what is denied; of equals, the best-ranked.
+    let j = -1
+    let most = 0
+    for (let at = 0; at < Math.min(out.length, NEWER_WINS_POOL); at++) {
+      const x = out[at]!
+      if (at === i || x.said !== true || paired.has(x)) continue
+      const shared = affirms(sentencesOf(x.content), denial)
+      if (shared > most) [j, most] = [at, shared]
+    }
     if (j < 0) continue
     const other = out[j]!
     paired.add(denier).add(other)
