@@ -6,7 +6,7 @@ import type { Graph } from "../domain/Node.js"
 import { withFileLock } from "../store/fileLock.js"
 import { dataPaths } from "../store/paths.js"
 import { AppConfig } from "../services/AppConfig.js"
-import { GraphStore, type GraphChanges } from "../services/GraphStore.js"
+import { GraphStore, type GraphChanges, type GraphReader } from "../services/GraphStore.js"
 import { applyChanges, copyGraph, isEmptyChange } from "./graph/applyChanges.js"
 import { readJsonGraphFileSync, writeJsonGraphFileSync } from "./graph/jsonFile.js"
 import { removeStaleTempFiles } from "../store/tempFiles.js"
@@ -110,10 +110,7 @@ export const makeGraphStoreJson = (options: JsonStoreOptions) =>
     })
     yield* flushPeriodically(flushReinforcement, options.reinforceFlushMs ?? REINFORCE_FLUSH_MS)
 
-    return GraphStore.of({
-      backend: "json",
-      location: file,
-      load: () => sync("load", () => pending.overlayGraph(current())),
+    const reader: GraphReader = {
       getNodes: (ids) =>
         sync("load", () => {
           const g = current()
@@ -122,6 +119,28 @@ export const makeGraphStoreJson = (options: JsonStoreOptions) =>
             return n === undefined ? [] : [pending.overlay(n)]
           })
         }),
+      lexicalTopK: (q) => sync("search", () => searchNow().lexicalTopK(q)),
+      vectorTopK: (q) => sync("search", () => searchNow().vectorTopK(q)),
+      neighbours: (ids) => sync("search", () => searchNow().neighbours(ids)),
+      bySlot: (keys) => sync("search", () => searchNow().bySlot(keys).map((n) => pending.overlay(n))),
+      fromMessages: (refs) =>
+        sync("search", () => searchNow().fromMessages(refs).map(({ ref, node }) => ({ ref, node: pending.overlay(node) }))),
+      nodesByKeys: (q) => sync("search", () => searchNow().nodesByKeys(q).map((n) => pending.overlay(n))),
+      entityForms: sync("search", () => searchNow().entityForms()),
+      accessCounts: sync("search", () => searchNow().accessCountsWith((n) => pending.overlay(n))),
+      accessP90: sync("search", () => searchNow().accessP90()),
+      changeStamp: sync("search", () => {
+        current()
+        return String(version)
+      }),
+      reinforce: (items) => Effect.sync(() => pending.add(items)),
+      flushReinforcement
+    }
+
+    return GraphStore.of({
+      backend: "json",
+      location: file,
+      load: () => sync("load", () => pending.overlayGraph(current())),
       counts: sync("load", () => {
         const g = current()
         return { nodes: g.nodes.size, edges: g.edges.length }
@@ -129,6 +148,7 @@ export const makeGraphStoreJson = (options: JsonStoreOptions) =>
       commit: (changes) =>
         isEmptyChange(changes) ? Effect.void : update(() => Effect.succeed([undefined, changes] as const)),
       update,
+      updatePart: (f) => update(() => f(reader)),
       replaceAll: (graph) =>
         locked(
           sync("restore", () => {
@@ -139,19 +159,7 @@ export const makeGraphStoreJson = (options: JsonStoreOptions) =>
         ),
       // Every save already rewrites the whole file; what may remain is a temp file of a killed writer.
       scrub: locked(sync("scrub", () => removeStaleTempFiles(path.dirname(file), (n) => n.startsWith(`.${path.basename(file)}.`)))),
-      lexicalTopK: (q) => sync("search", () => searchNow().lexicalTopK(q)),
-      vectorTopK: (q) => sync("search", () => searchNow().vectorTopK(q)),
-      neighbours: (ids) => sync("search", () => searchNow().neighbours(ids)),
-      bySlot: (keys) => sync("search", () => searchNow().bySlot(keys).map((n) => pending.overlay(n))),
-      fromMessages: (refs) =>
-        sync("search", () => searchNow().fromMessages(refs).map(({ ref, node }) => ({ ref, node: pending.overlay(node) }))),
-      accessP90: sync("search", () => searchNow().accessP90()),
-      changeStamp: sync("search", () => {
-        current()
-        return String(version)
-      }),
-      reinforce: (items) => Effect.sync(() => pending.add(items)),
-      flushReinforcement
+      ...reader
     })
   })
 

@@ -6,7 +6,9 @@ import type { Edge, Graph, MemoryNode } from "../domain/Node.js"
 import { ANALYZER_ID } from "../search/indexedText.js"
 import { decodeRowNode, nodeToRow } from "../store/graphSerialization.js"
 import { AppConfig } from "../services/AppConfig.js"
-import { GraphStore, type GraphChanges, type GraphStoreShape } from "../services/GraphStore.js"
+import { GraphStore, type GraphChanges, type GraphReader, type GraphSearchShape, type GraphStoreShape, type NodeKeyQuery } from "../services/GraphStore.js"
+import { FORM, FORM_END, firstForms, lookupKeys } from "../text/lookupKeys.js"
+import { withPending } from "./graph/accessCounts.js"
 import { applyChanges, copyGraph, edgeKey, isEmptyChange } from "./graph/applyChanges.js"
 import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
 import { PostgresDatabase, type PostgresDatabaseShape } from "./postgres/PostgresDatabase.js"
@@ -14,7 +16,7 @@ import { asStored, chunks, rowVector, sourceRows, vectorBytes } from "./graph/ro
 import { type EdgeRow, lastByKey, makePostgresGraphSearch, type Posting, postingsOf, searchColumns, toEdge } from "./postgres/graphSearch.js"
 
 /** The tables a hard delete removes rows from: VACUUM turns their dead tuples into free space. */
-const TOUCHED_BY_DELETE = ["nodes", "node_sources", "node_terms", "edges", "graph_deletions", "messages", "log_sessions"] as const
+const TOUCHED_BY_DELETE = ["nodes", "node_sources", "node_terms", "node_keys", "edges", "graph_deletions", "messages", "log_sessions"] as const
 
 interface LexicalDelta {
   docs: number
@@ -106,6 +108,34 @@ export const makeGraphStorePostgres = (
             ON CONFLICT (namespace) DO UPDATE SET docs = awhm.lexical_stats.docs + excluded.docs,
               total = awhm.lexical_stats.total + excluded.total`
 
+    /** The nodes' lookup keys (text/lookupKeys), rewritten only for a node whose keys changed. */
+    const writeKeys = (nodes: ReadonlyArray<MemoryNode>) =>
+      Effect.gen(function* () {
+        const ids = nodes.map((n) => n.id)
+        const old = new Map<string, Array<string>>()
+        for (const r of yield* sql<{ node_id: string; key: string }>`SELECT node_id, key FROM awhm.node_keys
+          WHERE namespace = ${ns} AND node_id = ANY (${ids}) ORDER BY node_id, pos`) {
+          const list = old.get(r.node_id)
+          if (list === undefined) old.set(r.node_id, [r.key])
+          else list.push(r.key)
+        }
+        const changed = nodes.flatMap((n) => {
+          const keys = lookupKeys(n)
+          const before = old.get(n.id) ?? []
+          return before.length === keys.length && before.every((k, i) => k === keys[i]) ? [] : [{ id: n.id, keys }]
+        })
+        if (changed.length > 0) {
+          yield* sql`DELETE FROM awhm.node_keys WHERE namespace = ${ns} AND node_id = ANY (${changed.map((c) => c.id)})`
+          const rows = changed.flatMap((c) => c.keys.map((key, pos) => ({ key, id: c.id, pos })))
+          for (const part of chunks(rows, 5000)) {
+            yield* sql`INSERT INTO awhm.node_keys (namespace, key, node_id, pos)
+              SELECT ${ns}, v.k, v.id, v.p FROM unnest(${part.map((r) => r.key)}::text[], ${part.map((r) => r.id)}::text[],
+                ${part.map((r) => r.pos)}::int[]) AS v(k, id, p)`
+          }
+        }
+        yield* sql`UPDATE awhm.nodes SET keyed = true WHERE namespace = ${ns} AND id = ANY (${ids}) AND NOT keyed`
+      })
+
     const writeNodes = (all: ReadonlyArray<MemoryNode>, version: number, stats: LexicalDelta) =>
       Effect.forEach(
         chunks(lastByKey(all.filter((n) => !foreign(n.id)), (n) => n.id), 200),
@@ -140,6 +170,7 @@ export const makeGraphStorePostgres = (
                 window_start = excluded.window_start, valid_to = excluded.valid_to, scope = excluded.scope,
                 access_count = excluded.access_count`
             const ids = chunk.map((n) => n.id)
+            yield* writeKeys(chunk)
             yield* sql`DELETE FROM awhm.node_sources WHERE namespace = ${ns} AND node_id = ANY (${ids})`
             const sources = chunk.flatMap(sourceRows)
             for (const part of chunks(sources)) {
@@ -169,6 +200,7 @@ export const makeGraphStorePostgres = (
           }
           yield* sql`DELETE FROM awhm.edges WHERE namespace = ${ns} AND (source = ANY (${list}) OR target = ANY (${list}))`
           yield* sql`DELETE FROM awhm.node_sources WHERE namespace = ${ns} AND node_id = ANY (${list})`
+          yield* sql`DELETE FROM awhm.node_keys WHERE namespace = ${ns} AND node_id = ANY (${list})`
           const gone = yield* sql<{ id: string; lex_terms: ReadonlyArray<string> | null }>`DELETE FROM awhm.nodes
             WHERE namespace = ${ns} AND id = ANY (${list}) RETURNING id, lex_terms`
           for (const r of gone) {
@@ -339,6 +371,22 @@ export const makeGraphStorePostgres = (
       )
     })
 
+    /** Rows of the write namespace written before lookup keys existed get them, under the namespace's lock, once. */
+    const keyUnkeyedRows = Effect.gen(function* () {
+      const [state] = yield* sql<{ unkeyed: boolean }>`SELECT EXISTS (SELECT 1 FROM awhm.nodes WHERE namespace = ${ns} AND NOT keyed) AS unkeyed`
+      if (state?.unkeyed !== true) return
+      yield* sql.withTransaction(
+        Effect.gen(function* () {
+          yield* lockNamespace
+          for (;;) {
+            const rows = yield* sql<NodeRow>`SELECT namespace, id, data FROM awhm.nodes WHERE namespace = ${ns} AND NOT keyed LIMIT 1000`
+            if (rows.length === 0) return
+            for (const part of chunks([...(yield* decodeRows(rows, false)).values()], 200)) yield* writeKeys(part)
+          }
+        })
+      )
+    })
+
     let cache: CacheState | null = null
 
     /** The current graph: the cache refreshed with what changed since it was read, or a full read. */
@@ -411,6 +459,7 @@ export const makeGraphStorePostgres = (
       return p90Cache.value
     })
     yield* indexUnindexedRows.pipe(Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("open")(e))))
+    yield* keyUnkeyedRows.pipe(Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("open")(e))))
 
     const pending = new PendingReinforcement()
     const readFailure = (operation: string) => (e: SqlError | CorruptFile | StorageError) =>
@@ -434,7 +483,70 @@ export const makeGraphStorePostgres = (
         return n === undefined ? [] : [pending.overlay(n)]
       })
 
-    const shape: Omit<GraphStoreShape, "lexicalTopK" | "vectorTopK" | "neighbours" | "bySlot" | "fromMessages" | "accessP90" | "changeStamp" | "reinforce" | "flushReinforcement"> = {
+    /** Rows (id, seq) of the namespaces read → the nodes in store order (an id's first row, as load() orders them). */
+    const nodesInSeqOrder = (rows: ReadonlyArray<{ readonly id: string; readonly seq: string }>) =>
+      Effect.gen(function* () {
+        const first = new Map<string, number>()
+        for (const r of rows) {
+          const seq = Number(r.seq)
+          if (!(first.get(r.id)! <= seq)) first.set(r.id, seq)
+        }
+        const ids = [...first.keys()].sort((a, b) => first.get(a)! - first.get(b)!)
+        return inOrder(ids, yield* nodesById(ids))
+      })
+
+    const nodesByKeys = (q: NodeKeyQuery) =>
+      Effect.gen(function* () {
+        type Row = { id: string; seq: string }
+        const rows: Array<Row> = []
+        const ids = [...new Set(q.ids)]
+        const keys = [...new Set(q.lookupKeys)]
+        const slots = [...new Set(q.canonicalKeys)]
+        if (ids.length > 0) {
+          rows.push(...(yield* sql<Row>`SELECT id, min(seq)::text AS seq FROM awhm.nodes WHERE namespace = ANY (${readNamespaces})
+            AND id = ANY (${ids}) GROUP BY id`))
+        }
+        if (keys.length > 0) {
+          rows.push(...(yield* sql<Row>`SELECT n.id, min(n.seq)::text AS seq FROM awhm.node_keys k
+            JOIN awhm.nodes n ON n.id = k.node_id AND n.namespace = ANY (${readNamespaces})
+            WHERE k.namespace = ANY (${readNamespaces}) AND k.key = ANY (${keys}::text[]) GROUP BY n.id`))
+        }
+        if (slots.length > 0) {
+          rows.push(...(yield* sql<Row>`SELECT id, min(seq)::text AS seq FROM awhm.nodes WHERE namespace = ANY (${readNamespaces})
+            AND canonical_key = ANY (${slots}) GROUP BY id`))
+        }
+        for (const family of new Set(q.keyFamilies)) {
+          rows.push(...(yield* sql<Row>`SELECT id, min(seq)::text AS seq FROM awhm.nodes WHERE namespace = ANY (${readNamespaces})
+            AND status = 'active' AND starts_with(canonical_key, ${family + ":"}) GROUP BY id`))
+        }
+        return yield* nodesInSeqOrder(rows)
+      })
+
+    // An id held by several namespaces (a migrated copy) reads as the write namespace's row, as in load().
+    const entityForms = Effect.gen(function* () {
+      const rows = yield* sql<{ namespace: string; node_id: string; key: string }>`SELECT k.namespace, k.node_id, k.key
+        FROM awhm.node_keys k JOIN awhm.nodes n ON n.namespace = k.namespace AND n.id = k.node_id
+        WHERE k.namespace = ANY (${readNamespaces}) AND k.key >= ${FORM} AND k.key < ${FORM_END} ORDER BY n.seq, k.pos`
+      const owner = new Map<string, string>()
+      for (const r of rows) if (!owner.has(r.node_id) || r.namespace === ns) owner.set(r.node_id, r.namespace)
+      const byNode = new Map<string, Array<string>>()
+      for (const r of rows) {
+        if (owner.get(r.node_id) !== r.namespace) continue
+        const list = byNode.get(r.node_id)
+        if (list === undefined) byNode.set(r.node_id, [r.key])
+        else list.push(r.key)
+      }
+      return firstForms([...byNode.values()].flat())
+    })
+
+    const accessCounts = Effect.gen(function* () {
+      const rows = yield* sql<{ count: number; nodes: number }>`SELECT access_count AS count, count(*)::int AS nodes FROM awhm.nodes
+        WHERE namespace = ANY (${readNamespaces}) GROUP BY access_count ORDER BY access_count`
+      if (pending.size === 0) return rows
+      return withPending(rows, [...(yield* nodesById([...pending.ids()])).values()], (n) => pending.overlay(n))
+    })
+
+    const shape: Omit<GraphStoreShape, keyof GraphSearchShape> = {
       backend: "postgres",
       location: where,
       load: (opts) =>
@@ -466,11 +578,17 @@ export const makeGraphStorePostgres = (
           Effect.mapError((e) => (Predicate.isTagged(e, "SqlError") ? fail("save")(e) : (e as E | CorruptFile | StorageError)))
         )
       },
+      updatePart: <A, E, R>(f: (reader: GraphReader) => Effect.Effect<readonly [A, GraphChanges], E, R>) =>
+        // The cached graph is brought up to date by the next read (from the rows this commit wrote).
+        writeTransaction(Effect.suspend(() => f(store)), () => null).pipe(
+          Effect.mapError((e) => (Predicate.isTagged(e, "SqlError") ? fail("save")(e) : (e as E | CorruptFile | StorageError)))
+        ),
       replaceAll: (graph) =>
         writeTransaction(
           Effect.gen(function* () {
             yield* sql`DELETE FROM awhm.edges WHERE namespace = ${ns}`
             yield* sql`DELETE FROM awhm.node_sources WHERE namespace = ${ns}`
+            yield* sql`DELETE FROM awhm.node_keys WHERE namespace = ${ns}`
             yield* sql`DELETE FROM awhm.nodes WHERE namespace = ${ns}`
             yield* sql`DELETE FROM awhm.lexical_stats WHERE namespace = ${ns}`
             yield* sql`DELETE FROM awhm.node_terms WHERE namespace = ${ns}`
@@ -503,7 +621,7 @@ export const makeGraphStorePostgres = (
     })
     yield* flushPeriodically(flushReinforcement, options.reinforceFlushMs ?? REINFORCE_FLUSH_MS)
 
-    return GraphStore.of({
+    const store: GraphStoreShape = GraphStore.of({
       ...shape,
       lexicalTopK: (q) => search.lexicalTopK(q).pipe(Effect.mapError(fail("search"))),
       vectorTopK: (q) => search.vectorTopK(q).pipe(Effect.mapError(fail("search"))),
@@ -522,12 +640,16 @@ export const makeGraphStorePostgres = (
             return n === undefined ? [] : [{ ref, node: pending.overlay(n) }]
           })
         }).pipe(Effect.mapError(readFailure("search"))),
+      nodesByKeys: (q) => nodesByKeys(q).pipe(Effect.mapError(readFailure("search"))),
+      entityForms: entityForms.pipe(Effect.mapError(fail("search"))),
+      accessCounts: accessCounts.pipe(Effect.mapError(readFailure("search"))),
       accessP90: accessP90.pipe(Effect.mapError(fail("search"))),
       // The versions of the namespaces read: they move with every commit of any process.
       changeStamp: changeStamp.pipe(Effect.mapError(fail("search"))),
       reinforce: (items) => Effect.sync(() => pending.add(items)),
       flushReinforcement
     })
+    return store
   })
 
 /** The graph store of `storage_backend: postgres`. */

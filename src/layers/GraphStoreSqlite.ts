@@ -16,7 +16,8 @@ import { dataPaths } from "../store/paths.js"
 import { ensurePrivateDir } from "../store/privateDir.js"
 import { AppConfig } from "../services/AppConfig.js"
 import {
-  GraphStore, type GraphChanges, type GraphStoreShape, type LexicalQuery, type ScoredId, type VectorQuery
+  GraphStore, type GraphChanges, type GraphReader, type GraphStoreShape, type LexicalQuery, type NodeKeyQuery, type ScoredId,
+  type VectorQuery
 } from "../services/GraphStore.js"
 import { applyChanges, copyGraph, isEmptyChange } from "./graph/applyChanges.js"
 import { readReferenceSqlite, referenceBackupPath, takeReferenceSqlite } from "./graph/referenceSqlite.js"
@@ -31,6 +32,8 @@ import { analyze } from "../search/IndexAnalyzer.js"
 import { bm25Score } from "../search/bm25.js"
 import { indexedText } from "../search/indexedText.js"
 import { VectorIndex } from "../search/VectorIndex.js"
+import { FORM, FORM_END, firstForms, lookupKeys } from "../text/lookupKeys.js"
+import { withPending } from "./graph/accessCounts.js"
 
 export interface SqliteStoreOptions {
   /** The database file (`<data-dir>/graph/memory_graph.sqlite`). */
@@ -99,6 +102,8 @@ const removeShmStub = (file: string): void => {
     // gone already
   }
 }
+
+const sameKeys = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => a.length === b.length && a.every((k, i) => k === b[i])
 
 interface NodeRow {
   readonly id: string
@@ -221,6 +226,26 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
 
     // ---- writes (always inside an immediate transaction) ----
 
+    /** The nodes' lookup keys (text/lookupKeys), rewritten only for a node whose keys changed. */
+    const writeKeys = (nodes: ReadonlyArray<MemoryNode>) =>
+      Effect.gen(function* () {
+        const old = new Map<string, Array<string>>()
+        for (const r of yield* sql<{ node_id: string; key: string }>`SELECT node_id, key FROM node_keys
+          WHERE node_id IN ${sql.in(nodes.map((n) => n.id))} ORDER BY node_id, pos`) {
+          const list = old.get(r.node_id)
+          if (list === undefined) old.set(r.node_id, [r.key])
+          else list.push(r.key)
+        }
+        const changed = nodes.flatMap((n) => {
+          const keys = lookupKeys(n)
+          return sameKeys(old.get(n.id) ?? [], keys) ? [] : [{ id: n.id, keys }]
+        })
+        if (changed.length === 0) return
+        yield* sql`DELETE FROM node_keys WHERE node_id IN ${sql.in(changed.map((c) => c.id))}`
+        const rows = changed.flatMap((c) => c.keys.map((key, pos) => ({ node_id: c.id, pos, key })))
+        for (const part of chunks(rows, 300)) yield* sql`INSERT INTO node_keys ${sql.insert(part)}`
+      })
+
     // Multi-row statements: one statement per chunk keeps a 100k-node import to seconds, not minutes.
     const writeNodes = (nodes: ReadonlyArray<MemoryNode>) =>
       Effect.forEach(
@@ -277,6 +302,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
                 ON CONFLICT (node_id) DO UPDATE SET embedding = excluded.embedding, embed_dim = excluded.embed_dim,
                   embed_model = excluded.embed_model`
             }
+            yield* writeKeys(chunk)
             yield* sql`DELETE FROM node_sources WHERE node_id IN ${sql.in(chunk.map((n) => n.id))}`
             const sources = chunk.flatMap(sourceRows)
             for (const part of chunks(sources, 300)) {
@@ -294,6 +320,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
             yield* sql`DELETE FROM edges WHERE source IN ${sql.in(chunk)} OR target IN ${sql.in(chunk)}`
             yield* sql`DELETE FROM node_sources WHERE node_id IN ${sql.in(chunk)}`
             yield* sql`DELETE FROM node_vectors WHERE node_id IN ${sql.in(chunk)}`
+            yield* sql`DELETE FROM node_keys WHERE node_id IN ${sql.in(chunk)}`
             yield* sql`DELETE FROM node_terms WHERE rowid IN (SELECT rowid FROM nodes WHERE id IN ${sql.in(chunk)})`
             yield* sql`DELETE FROM nodes WHERE id IN ${sql.in(chunk)}`
           }),
@@ -420,17 +447,33 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       yield* sql`INSERT OR REPLACE INTO meta (key, value) VALUES ('search_index', 'ready')`
     })
 
+    // Rows written before the store kept lookup keys get them once.
+    const keyExistingRows = Effect.gen(function* () {
+      const [state] = yield* sql<{ value: string }>`SELECT value FROM meta WHERE key = 'lookup_keys'`
+      if (state?.value === "ready") return
+      for (let after = 0; ; ) {
+        const rows = yield* sql<NodeRow & { rid: number }>`SELECT rowid AS rid, id, data FROM nodes WHERE rowid > ${after}
+          ORDER BY rowid LIMIT 1000`
+        if (rows.length === 0) break
+        after = rows[rows.length - 1]!.rid
+        for (const part of chunks([...(yield* decodeRows(rows, null)).values()], 100)) yield* writeKeys(part)
+      }
+      yield* sql`INSERT OR REPLACE INTO meta (key, value) VALUES ('lookup_keys', 'ready')`
+    })
+
     // ---- open: migrations and the one-time import of a reference JSON graph ----
 
     // Checked with a plain read first: opening an up-to-date store must not wait for another process's
     // write transaction (a hook's query while a consolidation runs).
-    const upToDate = yield* sql<{ m: number | null; done: string | null; search: string | null }>`SELECT
+    const upToDate = yield* sql<{ m: number | null; done: string | null; search: string | null; keyed: string | null }>`SELECT
         (SELECT max(migration_id) FROM effect_sql_migrations) AS m,
         (SELECT value FROM meta WHERE key = 'json_import_done') AS done,
-        (SELECT value FROM meta WHERE key = 'search_index') AS search`.pipe(
+        (SELECT value FROM meta WHERE key = 'search_index') AS search,
+        (SELECT value FROM meta WHERE key = 'lookup_keys') AS keyed`.pipe(
       Effect.map(
         ([row]) =>
-          row !== undefined && row.m !== null && row.m >= latestGraphMigration && row.done !== null && row.search === "ready"
+          row !== undefined && row.m !== null && row.m >= latestGraphMigration && row.done !== null && row.search === "ready" &&
+          row.keyed === "ready"
       ),
       Effect.orElseSucceed(() => false)
     )
@@ -439,6 +482,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         Effect.gen(function* () {
           yield* Migrator.make({})({ loader: graphMigrations }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
           yield* indexExistingRows
+          yield* keyExistingRows
           const done = yield* sql<{ value: string }>`SELECT value FROM meta WHERE key = 'json_import_done'`
           if (done.length > 0) return
           // An AWHM Lite SQLite graph moved aside (now, or by a run that stopped before this point).
@@ -596,6 +640,49 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       return value
     })
 
+    /** Rows (rowid, id) → their nodes in rowid order (the order load() gives). */
+    const nodesInRowOrder = (rows: ReadonlyArray<{ readonly id: string; readonly rid: number }>) =>
+      Effect.gen(function* () {
+        const rid = new Map(rows.map((r) => [r.id, r.rid] as const))
+        const ids = [...rid.keys()].sort((a, b) => rid.get(a)! - rid.get(b)!)
+        return inOrder(ids, yield* nodesById(ids))
+      })
+
+    const nodesByKeys = (q: NodeKeyQuery) =>
+      Effect.gen(function* () {
+        type Row = { id: string; rid: number }
+        const rows: Array<Row> = []
+        for (const chunk of chunks([...new Set(q.ids)])) {
+          rows.push(...(yield* sql<Row>`SELECT id, rowid AS rid FROM nodes WHERE id IN ${sql.in(chunk)}`))
+        }
+        for (const chunk of chunks([...new Set(q.lookupKeys)])) {
+          rows.push(...(yield* sql<Row>`SELECT n.id, n.rowid AS rid FROM node_keys k JOIN nodes n ON n.id = k.node_id
+            WHERE k.key IN ${sql.in(chunk)}`))
+        }
+        for (const chunk of chunks([...new Set(q.canonicalKeys)])) {
+          rows.push(...(yield* sql<Row>`SELECT id, rowid AS rid FROM nodes WHERE canonical_key IN ${sql.in(chunk)}`))
+        }
+        // A family's keys are the range [family + ":", family + ";"): ";" follows ":".
+        for (const family of new Set(q.keyFamilies)) {
+          rows.push(...(yield* sql<Row>`SELECT id, rowid AS rid FROM nodes WHERE status = 'active'
+            AND canonical_key >= ${family + ":"} AND canonical_key < ${family + ";"}`))
+        }
+        return yield* nodesInRowOrder(rows)
+      })
+
+    const entityForms = Effect.map(
+      sql<{ key: string }>`SELECT k.key FROM node_keys k JOIN nodes n ON n.id = k.node_id
+        WHERE k.key >= ${FORM} AND k.key < ${FORM_END} ORDER BY n.rowid, k.pos`,
+      (rows) => firstForms(rows.map((r) => r.key))
+    )
+
+    const accessCounts = Effect.gen(function* () {
+      const rows = yield* sql<{ count: number; nodes: number }>`SELECT access_count AS count, count(*) AS nodes FROM nodes
+        GROUP BY access_count ORDER BY access_count`
+      if (pending.size === 0) return rows
+      return withPending(rows, [...(yield* nodesById([...pending.ids()])).values()], (n) => pending.overlay(n))
+    })
+
     const flushReinforcement = Effect.suspend(() => {
       if (pending.size === 0) return Effect.void
       const taken = pending.take()
@@ -642,12 +729,25 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
           Effect.mapError((e) => (e instanceof SqlError ? fail("save")(e) : e))
         )
       },
+      updatePart: <A, E, R>(f: (reader: GraphReader) => Effect.Effect<readonly [A, GraphChanges], E, R>) => {
+        let base: CacheState | null = null
+        const body = Effect.gen(function* () {
+          // The cached graph takes the changes only when no other process committed since it was read.
+          const version = yield* dataVersion.pipe(Effect.mapError(fail("load")))
+          base = cache !== null && cache.dataVersion === version ? cache : null
+          return yield* f(shape)
+        })
+        return writeTransaction(body, () => base).pipe(
+          Effect.mapError((e) => (e instanceof SqlError ? fail("save")(e) : e))
+        )
+      },
       replaceAll: (graph) =>
         writeTransaction(
           Effect.gen(function* () {
             yield* sql`DELETE FROM edges`
             yield* sql`DELETE FROM node_sources`
             yield* sql`DELETE FROM node_vectors`
+            yield* sql`DELETE FROM node_keys`
             yield* sql`INSERT INTO node_terms (node_terms) VALUES ('delete-all')`
             yield* sql`DELETE FROM nodes`
             return [undefined, { upsertNodes: Array.from(graph.nodes.values()), addEdges: graph.edges }] as const
@@ -695,6 +795,9 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
             return n === undefined ? [] : [{ ref, node: pending.overlay(n) }]
           })
         }).pipe(Effect.mapError(fail("search"))),
+      nodesByKeys: (q) => nodesByKeys(q).pipe(Effect.mapError(fail("search"))),
+      entityForms: entityForms.pipe(Effect.mapError(fail("search"))),
+      accessCounts: accessCounts.pipe(Effect.mapError(fail("search"))),
       accessP90: accessP90.pipe(Effect.mapError(fail("search"))),
       changeStamp: stampNow.pipe(Effect.mapError(fail("search"))),
       reinforce: (items) => Effect.sync(() => pending.add(items)),

@@ -3,7 +3,6 @@ import { Effect, Either } from "effect"
 import type { Candidate } from "../domain/Candidate.js"
 import type { RawLogEntry } from "../domain/Message.js"
 import { statementKey } from "../text/canonical.js"
-import { EntityIndex } from "../text/entities.js"
 import { extractCandidates } from "../text/extraction.js"
 import { addKnownName, type KnownNames, knownNames } from "../text/ner.js"
 import type { Progress, SessionProgress } from "../domain/Progress.js"
@@ -15,6 +14,7 @@ import { Embedder } from "../services/Embedder.js"
 import { GraphStore } from "../services/GraphStore.js"
 import { RawLog } from "../services/RawLog.js"
 import { planCommit, type PreparedCandidate } from "./consolidate/commit.js"
+import { graphPart } from "./consolidate/graphPart.js"
 import { progressStore } from "./progressStore.js"
 import { runStage2 } from "./stage2.js"
 
@@ -77,10 +77,7 @@ const embedAll = (candidates: ReadonlyArray<Candidate>, state: { embedderFailed:
   })
 
 /** Entity names already in the graph, so NER spots them even where compromise alone would not. */
-const loadKnownNames = Effect.gen(function* () {
-  const graph = yield* (yield* GraphStore).load({ withEmbeddings: false })
-  return knownNames(new EntityIndex(graph.nodes.values()).forms())
-})
+const loadKnownNames = Effect.map(Effect.flatMap(GraphStore, (store) => store.entityForms), knownNames)
 
 /** Resolves v1 "whole session" entries against their logs, so the v2 file records real indices. */
 const resolveMigrated = (progress: Progress, now: string) =>
@@ -145,17 +142,19 @@ const commitGroup = (jobs: ReadonlyArray<Job>, state: { embedderFailed: boolean 
       }
       const created = new Map<string, number>(jobs.map((j) => [j.sessionId, 0]))
       if (live.length === 0) return [created, null] as const
-      const outcome = yield* store.update((graph) =>
-        Effect.sync(() => {
-          const plan = planCommit(graph, prepared, {
-            dedupThreshold: config.dedupThreshold,
-            entityLinkThreshold: config.entityLinkThreshold,
-            correctionWindow: config.correctionWindowMessages,
-            modelId: embedded?.modelId ?? null,
-            now,
-            newId: randomUUID,
-            strength: strengthParams(config)
-          })
+      const settings = {
+        dedupThreshold: config.dedupThreshold,
+        entityLinkThreshold: config.entityLinkThreshold,
+        correctionWindow: config.correctionWindowMessages,
+        modelId: embedded?.modelId ?? null,
+        now,
+        newId: randomUUID,
+        strength: strengthParams(config)
+      }
+      // Under the store's write lock, the plan reads only the part of the graph the batch may touch.
+      const outcome = yield* store.updatePart((reader) =>
+        Effect.map(graphPart(reader, prepared, settings), ({ graph, accessCounts }) => {
+          const plan = planCommit(graph, prepared, settings, accessCounts)
           return [plan, plan.changes] as const
         })
       )

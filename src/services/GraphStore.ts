@@ -40,6 +40,24 @@ export interface VectorQuery {
   readonly filter: NodeFilter
 }
 
+/**
+ * What one consolidation batch may touch: the nodes matching any part (every status unless said). The
+ * lookup keys are text/lookupKeys' (statement keys, attribute heads, entity first tokens).
+ */
+export interface NodeKeyQuery {
+  readonly ids: ReadonlyArray<string>
+  readonly lookupKeys: ReadonlyArray<string>
+  readonly canonicalKeys: ReadonlyArray<string>
+  /** Active nodes whose canonical key is `<family>:…`. */
+  readonly keyFamilies: ReadonlyArray<string>
+}
+
+/** A normalised entity name and its label (text/entities EntityIndex.forms). */
+export interface EntityForm {
+  readonly form: string
+  readonly label: string | null
+}
+
 /** One returned memory to reinforce: seen with this content and window end, at `at`, with this strength. */
 export interface Reinforcement {
   readonly id: string
@@ -75,6 +93,15 @@ export interface GraphSearchShape {
   readonly fromMessages: (
     refs: ReadonlyArray<SourceRef>
   ) => Effect.Effect<ReadonlyArray<{ readonly ref: SourceRef; readonly node: MemoryNode }>, GraphStoreError>
+  /** The nodes matching any part of `query`, in store order (the order load() gives), vectors included. */
+  readonly nodesByKeys: (query: NodeKeyQuery) => Effect.Effect<ReadonlyArray<MemoryNode>, GraphStoreError>
+  /**
+   * Every normalised surface form of every entity node, each once, with the label of the first node (store
+   * order) that has it: EntityIndex.forms() over the whole graph, without reading it.
+   */
+  readonly entityForms: Effect.Effect<ReadonlyArray<EntityForm>, GraphStoreError>
+  /** How many nodes have each access count (ascending counts): the whole graph's distribution for percentiles. */
+  readonly accessCounts: Effect.Effect<ReadonlyArray<{ readonly count: number; readonly nodes: number }>, GraphStoreError>
   /** The 90th-percentile access count over all nodes, at least 1 (strength's frequency term). */
   readonly accessP90: Effect.Effect<number, GraphStoreError>
   /**
@@ -113,11 +140,22 @@ export interface GraphStoreShape extends GraphSearchShape {
   readonly update: <A, E, R>(
     f: (graph: Graph) => Effect.Effect<readonly [A, GraphChanges], E, R>
   ) => Effect.Effect<A, E | GraphStoreError, R>
+  /**
+   * Exclusive read-modify-write over part of the graph: as `update`, under the same write lock, but `f`
+   * reads through the store's queries (`GraphReader`: getNodes and the candidate searches, answered inside
+   * the lock's transaction) instead of being handed the whole graph.
+   */
+  readonly updatePart: <A, E, R>(
+    f: (reader: GraphReader) => Effect.Effect<readonly [A, GraphChanges], E, R>
+  ) => Effect.Effect<A, E | GraphStoreError, R>
   /** Replaces the whole graph (snapshot restore). */
   readonly replaceAll: (graph: Graph) => Effect.Effect<void, GraphStoreError>
   /** Makes deleted content unrecoverable from the file (SQLite: secure_delete + VACUUM; JSON: rewrite; PostgreSQL: VACUUM). */
   readonly scrub: Effect.Effect<void, GraphStoreError>
 }
+
+/** What a read-modify-write over part of the graph reads with. */
+export type GraphReader = GraphSearchShape & Pick<GraphStoreShape, "getNodes">
 
 /** The long-term memory graph. Layers: GraphStoreSqlite (default), GraphStoreJson, GraphStorePostgres, GraphStoreMemory. */
 export class GraphStore extends Context.Tag("awhm/GraphStore")<GraphStore, GraphStoreShape>() {}

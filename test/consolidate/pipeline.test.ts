@@ -186,13 +186,11 @@ describe("progress", () => {
 })
 
 describe("failures", () => {
+  const diskFull = new StorageErrorClass({ operation: "save graph", path: "/x/memory_graph.sqlite", message: "disk full" })
   const failingStore = Layer.effect(
     GraphStore,
     Effect.map(makeGraphStoreMemory(), (store) =>
-      GraphStore.of({
-        ...store,
-        update: () => Effect.fail(new StorageErrorClass({ operation: "save graph", path: "/x/memory_graph.sqlite", message: "disk full" }))
-      })
+      GraphStore.of({ ...store, update: () => Effect.fail(diskFull), updatePart: () => Effect.fail(diskFull) })
     )
   )
 

@@ -7,7 +7,17 @@ import { analyze } from "../../search/IndexAnalyzer.js"
 import { indexedText } from "../../search/indexedText.js"
 import { LexicalIndex } from "../../search/LexicalIndex.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
-import type { LexicalQuery, ScoredId, VectorQuery } from "../../services/GraphStore.js"
+import type { EntityForm, LexicalQuery, NodeKeyQuery, ScoredId, VectorQuery } from "../../services/GraphStore.js"
+import { EntityIndex } from "../../text/entities.js"
+import { lookupKeys } from "../../text/lookupKeys.js"
+
+// A node's lookup keys, computed once per node object (a store hands the same objects while nothing changed).
+const keysOf = new WeakMap<MemoryNode, ReadonlyArray<string>>()
+const keysOfNode = (n: MemoryNode): ReadonlyArray<string> => {
+  let keys = keysOf.get(n)
+  if (keys === undefined) keysOf.set(n, (keys = lookupKeys(n)))
+  return keys
+}
 
 const refKey = (sessionId: string, messageIndex: number) => `${sessionId}\u0000${messageIndex}`
 
@@ -88,6 +98,33 @@ export class MemoryGraphSearch {
       for (const id of this.byRef.get(refKey(ref.sessionId, ref.messageIndex)) ?? []) out.push({ ref, node: this.graph.nodes.get(id)! })
     }
     return out
+  }
+
+  nodesByKeys(q: NodeKeyQuery): Array<MemoryNode> {
+    const ids = new Set(q.ids)
+    const keys = new Set(q.lookupKeys)
+    const slots = new Set(q.canonicalKeys)
+    const families = new Set(q.keyFamilies)
+    return [...this.graph.nodes.values()].filter((n) =>
+      ids.has(n.id) ||
+      (n.canonicalKey !== null &&
+        (slots.has(n.canonicalKey) || (n.status === "active" && families.has(n.canonicalKey.split(":", 1)[0]!)))) ||
+      keysOfNode(n).some((k) => keys.has(k))
+    )
+  }
+
+  entityForms(): Array<EntityForm> {
+    return new EntityIndex(this.graph.nodes.values()).forms()
+  }
+
+  /** The access-count distribution, each node as `view` shows it (a store's pending reinforcement). */
+  accessCountsWith(view: (n: MemoryNode) => MemoryNode = (n) => n): Array<{ count: number; nodes: number }> {
+    const counts = new Map<number, number>()
+    for (const node of this.graph.nodes.values()) {
+      const n = view(node)
+      counts.set(n.accessCount, (counts.get(n.accessCount) ?? 0) + 1)
+    }
+    return [...counts].sort((a, b) => a[0] - b[0]).map(([count, nodes]) => ({ count, nodes }))
   }
 
   accessP90(): number {

@@ -25,6 +25,11 @@ export class PendingReinforcement {
     return this.pending.size
   }
 
+  /** The ids with something pending. */
+  ids(): IterableIterator<string> {
+    return this.pending.keys()
+  }
+
   add(items: ReadonlyArray<Reinforcement>): void {
     for (const r of items) {
       const p = this.pending.get(r.id)

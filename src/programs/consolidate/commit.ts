@@ -85,7 +85,33 @@ const maxRefIn = (node: MemoryNode, sessionId: string): number | null => {
   return max
 }
 
-const family = (key: string) => key.split(":", 1)[0]!
+export const family = (key: string) => key.split(":", 1)[0]!
+
+/** The families a correction supersedes across ("I prefer tea now" replaces any preference). */
+export const correctsAcrossFamily = (c: Candidate, key: string): boolean =>
+  c.isCorrection && (family(key) === "preference" || family(key) === "policy")
+
+/** A statement candidate's attribute mentions (none for an episode: episodes never supersede). */
+export const candidateSlots = (c: Candidate): Array<AttributeMention> => (c.type === "episodic" ? [] : attributeMentions(c.content))
+
+/** A statement candidate's canonical key: Stage 2's slot, else its content's key or first slot's (none for an episode). */
+export const candidateKey = (c: Candidate, slots: ReadonlyArray<AttributeMention>): string | null => {
+  const firstSlot = slots.find(isSlot)
+  return c.keyOverride ?? (c.type === "episodic" ? null : (canonicalKeyForContent(c.content) ?? (firstSlot !== undefined ? slotKey(firstSlot) : null)))
+}
+
+/** p90 (domain/strength) of a distribution given as counts per access count. */
+const p90OfCounts = (counts: ReadonlyMap<number, number>): number => {
+  const sorted = [...counts].filter(([, k]) => k > 0).sort((a, b) => a[0] - b[0])
+  const n = sorted.reduce((sum, [, k]) => sum + k, 0)
+  if (n === 0) return 1
+  let at = Math.min(Math.floor(0.9 * n), n - 1)
+  for (const [count, k] of sorted) {
+    if (at < k) return Math.max(count, 1)
+    at -= k
+  }
+  return 1
+}
 
 /**
  * Plans one batch's commit (REFERENCE-BEHAVIOUR 4.6, with this project's improvements):
@@ -100,11 +126,14 @@ const family = (key: string) => key.split(":", 1)[0]!
  *   window ends when the new statement starts; a statement older than the active one it would replace
  *   (a late session) is recorded as already superseded by it;
  * - temporal edges chain each session's new episodic nodes; association edges link new statements to the batch's entities.
+ * `graph` is the whole graph, or the part the batch may touch (consolidate/graphPart.ts, in store order) with
+ * `accessCounts`, the whole graph's access-count distribution (GraphStore accessCounts): the same plan either way.
  */
 export const planCommit = (
   graph: Graph,
   prepared: ReadonlyArray<PreparedCandidate>,
-  settings: CommitSettings
+  settings: CommitSettings,
+  accessCounts?: ReadonlyArray<{ readonly count: number; readonly nodes: number }>
 ): CommitOutcome => {
   const { now } = settings
   const nodes = new Map(graph.nodes)
@@ -217,9 +246,8 @@ export const planCommit = (
 
     const sk = statementKey(c.content)
     // Episodes (outcomes, dated events) are things that happened, not slots: they never supersede.
-    const slots = c.type === "episodic" ? [] : attributeMentions(c.content)
-    const firstSlot = slots.find(isSlot)
-    const key = c.keyOverride ?? (c.type === "episodic" ? null : (canonicalKeyForContent(c.content) ?? (firstSlot !== undefined ? slotKey(firstSlot) : null)))
+    const slots = candidateSlots(c)
+    const key = candidateKey(c, slots)
     const exact = (byStatement.get(sk) ?? []).map((id) => nodes.get(id)!).filter(sameScope)
     const current = exact.find((n) => n.status === "active")
     if (current !== undefined) {
@@ -272,7 +300,7 @@ export const planCommit = (
     // Exact slot keys of attributes are not enough to supersede: updates() decides (below).
     if (key !== null && !key.startsWith("attr:")) {
       const rivals = new Set<string>(activeByKey.get(key) ?? [])
-      if (c.isCorrection && (family(key) === "preference" || family(key) === "policy")) {
+      if (correctsAcrossFamily(c, key)) {
         for (const [k, ids] of activeByKey) if (k !== key && family(k) === family(key)) for (const id of ids) rivals.add(id)
       }
       for (const id of rivals) {
@@ -335,7 +363,18 @@ export const planCommit = (
   }
 
   // Strength of what this batch touched, against every node's access count (retrieval rescores the rest).
-  const p = p90([...nodes.values()].map((n) => n.accessCount))
+  let p: number
+  if (accessCounts === undefined) p = p90([...nodes.values()].map((n) => n.accessCount))
+  else {
+    const counts = new Map(accessCounts.map((r) => [r.count, r.nodes] as const))
+    const move = (count: number, by: number) => counts.set(count, (counts.get(count) ?? 0) + by)
+    for (const id of dirty) {
+      const before = graph.nodes.get(id)
+      if (before !== undefined) move(before.accessCount, -1)
+      move(nodes.get(id)!.accessCount, 1)
+    }
+    p = p90OfCounts(counts)
+  }
   for (const id of dirty) {
     const n = nodes.get(id)!
     nodes.set(id, { ...n, strength: strengthOf(n, now, p, settings.strength) })

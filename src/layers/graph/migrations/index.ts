@@ -2,12 +2,14 @@ import * as Migrator from "@effect/sql/Migrator"
 import createGraph from "./0001_create_graph.js"
 import searchIndex from "./0002_search_index.js"
 import compactVectors from "./0003_compact_vectors.js"
+import lookupKeys from "./0004_lookup_keys.js"
 
 // Statically imported so the esbuild bundle carries them (no directory scan at run time).
 const migrations = {
   "0001_create_graph": createGraph,
   "0002_search_index": searchIndex,
-  "0003_compact_vectors": compactVectors
+  "0003_compact_vectors": compactVectors,
+  "0004_lookup_keys": lookupKeys
 }
 
 export const graphMigrations = Migrator.fromRecord(migrations)

@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { NAMESPACED_TABLES, namespacePolicies } from "./namespacePolicies.js"
 
 /** The namespaced tables this migration creates (later ones add the rest): each gets the same four policies. */
-const TABLES = NAMESPACED_TABLES.filter((t) => t !== "lexical_stats" && t !== "node_terms")
+const TABLES = NAMESPACED_TABLES.filter((t) => t !== "lexical_stats" && t !== "node_terms" && t !== "node_keys")
 
 /**
  * The schema `awhm`. Isolation is the database's: every row names its namespace, and the policies

@@ -15,7 +15,8 @@ export const NAMESPACED_TABLES = [
   "deletion_ledger",
   "namespace_meta",
   "lexical_stats",
-  "node_terms"
+  "node_terms",
+  "node_keys"
 ] as const
 
 /**
