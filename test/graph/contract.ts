@@ -3,6 +3,7 @@ import { Data, Effect, Exit, type Scope } from "effect"
 import type { Edge, MemoryNode } from "../../src/domain/Node.js"
 import type { GraphStoreError, GraphStoreShape } from "../../src/services/GraphStore.js"
 import { compactNode, FULL_NODE_COMPACT_EMBEDDING, fullNode, plainNode, tempDir } from "../support/graphFixtures.js"
+import { partContract } from "./partContract.js"
 import { searchContract } from "./searchContract.js"
 
 /** Opens a store in `dir`; opening the same dir twice must give the same data (unless `persistent` is false). */
@@ -215,4 +216,5 @@ export const graphStoreContract = (name: string, open: OpenStore, options: Contr
       )
     }
     searchContract(open, options)
+    partContract(open)
   })

@@ -43,7 +43,7 @@ describe("GraphStoreSqlite", () => {
       expect((fs.statSync(store.location!).mode & 0o777).toString(8)).toBe("600")
       expect((fs.statSync(store.location! + "-wal").mode & 0o777).toString(8)).toBe("600")
       const indexes = yield* sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name`
-      expect(indexes.map((r) => r.name)).toEqual(["edges_target", "node_sources_node", "nodes_access_count", "nodes_canonical_key", "nodes_status"])
+      expect(indexes.map((r) => r.name)).toEqual(["edges_target", "node_keys_key", "node_sources_node", "nodes_access_count", "nodes_canonical_key", "nodes_status"])
       const sources = yield* sql`SELECT session_id, message_index, node_id FROM node_sources ORDER BY session_id`
       expect(sources).toEqual([
         { session_id: "s/2", message_index: 0, node_id: "n1" },
@@ -132,7 +132,7 @@ describe("GraphStoreSqlite", () => {
       )
       const store = yield* open(dir)
       const sql = yield* inspect(file)
-      expect(yield* sql`SELECT max(migration_id) AS m FROM effect_sql_migrations`).toEqual([{ m: 3 }])
+      expect(yield* sql`SELECT max(migration_id) AS m FROM effect_sql_migrations`).toEqual([{ m: 4 }])
       const blobs = yield* sql<{ node_id: string; n: number }>`SELECT node_id, length(embedding) AS n FROM node_vectors ORDER BY rowid`
       expect(blobs).toEqual(nodes.map((n) => ({ node_id: n.id, n: 4 + n.embedding!.length })))
       const graph = yield* store.load()
