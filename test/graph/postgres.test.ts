@@ -92,6 +92,24 @@ describe("GraphStorePostgres search in the database", () => {
     })
   )
 
+  it.scopedLive("rows written before lookup keys existed get them when a client opens their namespace", () =>
+    Effect.gen(function* () {
+      const ns = freshNamespace()
+      const db = yield* openTestDatabase("awhm_owner", ns)
+      const people = [...nodes, makeNode({ id: "p", type: "semantic", content: "PERSON: John Smith", entityType: "PERSON", createdAt: now, aliases: ["Johnny"] })]
+      yield* (yield* makeGraphStorePostgres(db)).commit({ upsertNodes: people })
+      // As an older awhm left them: no keys.
+      yield* db.sql`DELETE FROM awhm.node_keys WHERE namespace = ${ns}`
+      yield* db.sql`UPDATE awhm.nodes SET keyed = false WHERE namespace = ${ns}`
+      const reopened = yield* makeGraphStorePostgres(yield* openTestDatabase("awhm_owner", ns))
+      const found = yield* reopened.nodesByKeys({ ids: [], lookupKeys: ["t:johnny", `s:${nodes[1]!.content.toLowerCase()}`], canonicalKeys: [], keyFamilies: [] })
+      expect(found.map((n) => n.id)).toEqual([nodes[1]!.id, "p"])
+      expect(yield* reopened.entityForms).toEqual([{ form: "john smith", label: "PERSON" }, { form: "johnny", label: "PERSON" }])
+      const [left] = yield* db.sql<{ n: number }>`SELECT count(*)::int AS n FROM awhm.nodes WHERE namespace = ${ns} AND NOT keyed`
+      expect(left).toEqual({ n: 0 })
+    })
+  )
+
   it.scopedLive("a client reading two namespaces searches both with one set of statistics, writes only its own", () =>
     Effect.gen(function* () {
       const team = freshNamespace("team")

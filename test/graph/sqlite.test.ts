@@ -4,6 +4,7 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import * as Migrator from "@effect/sql/Migrator"
 import * as SqlClient from "@effect/sql/SqlClient"
+import { EntityIndex } from "../../src/text/entities.js"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
 import { ConfigFromValues } from "../../src/layers/ConfigLive.js"
@@ -137,6 +138,10 @@ describe("GraphStoreSqlite", () => {
       expect(blobs).toEqual(nodes.map((n) => ({ node_id: n.id, n: 4 + n.embedding!.length })))
       const graph = yield* store.load()
       for (const n of nodes) expect(graph.nodes.get(n.id)).toEqual(compactNode(n))
+      // The rows got their lookup keys at open.
+      expect(yield* sql<{ n: number }>`SELECT count(DISTINCT node_id) AS n FROM node_keys`).toEqual([{ n: 24 }])
+      expect(yield* store.entityForms).toEqual(new EntityIndex(graph.nodes.values()).forms())
+      expect((yield* store.entityForms).slice(0, 4).map((f) => f.form)).toEqual(["memory 0", "nyc", "new york city", "memory 1"])
       // The same ranking as the float32 vectors gave; each score within its proven bound (every component
       // within scale / 254 of the original).
       const query = dense(100)
