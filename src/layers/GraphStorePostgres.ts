@@ -579,8 +579,8 @@ export const makeGraphStorePostgres = (
         )
       },
       updatePart: <A, E, R>(f: (reader: GraphReader) => Effect.Effect<readonly [A, GraphChanges], E, R>) =>
-        // The cached graph is brought up to date by the next read (from the rows this commit wrote).
-        writeTransaction(Effect.suspend(() => f(store)), () => null).pipe(
+        // As commit: the cached graph takes the changes when it was current, else the next read refreshes it.
+        writeTransaction(Effect.suspend(() => f(store)), () => cache).pipe(
           Effect.mapError((e) => (Predicate.isTagged(e, "SqlError") ? fail("save")(e) : (e as E | CorruptFile | StorageError)))
         ),
       replaceAll: (graph) =>

@@ -729,18 +729,11 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
           Effect.mapError((e) => (e instanceof SqlError ? fail("save")(e) : e))
         )
       },
-      updatePart: <A, E, R>(f: (reader: GraphReader) => Effect.Effect<readonly [A, GraphChanges], E, R>) => {
-        let base: CacheState | null = null
-        const body = Effect.gen(function* () {
-          // The cached graph takes the changes only when no other process committed since it was read.
-          const version = yield* dataVersion.pipe(Effect.mapError(fail("load")))
-          base = cache !== null && cache.dataVersion === version ? cache : null
-          return yield* f(shape)
-        })
-        return writeTransaction(body, () => base).pipe(
+      // As commit: the cached graph takes the changes (a cache another process made stale is re-read all the same).
+      updatePart: <A, E, R>(f: (reader: GraphReader) => Effect.Effect<readonly [A, GraphChanges], E, R>) =>
+        writeTransaction(Effect.suspend(() => f(shape)), () => cache).pipe(
           Effect.mapError((e) => (e instanceof SqlError ? fail("save")(e) : e))
-        )
-      },
+        ),
       replaceAll: (graph) =>
         writeTransaction(
           Effect.gen(function* () {
