@@ -5,7 +5,7 @@ import { entityLabel, normalizeEntity, surfaceForms } from "./entities.js"
 
 // The keys a store indexes each node under so consolidation can ask for the nodes a batch may touch
 // instead of reading the whole graph (services/GraphStore `nodesByKeys`, `entityForms`):
-//   s:<statement key>       a statement (any status): exact restatements
+//   s:<statement key hash>  a statement (any status): exact restatements
 //   h:<attribute head>      a statement stating a value of that attribute (text/attributes): slot updates
 //   t:<first token>         an entity with a surface form starting with that token: alias and containment
 //   f:<form>\t<label>       an entity's normalised surface form and label, in the node's order: known names
@@ -28,7 +28,21 @@ export const lookupKeys = (node: MemoryNode): Array<string> => {
   return [...keys]
 }
 
-export const statementKeyLookup = (key: string): string => `s:${key}`
+/**
+ * A statement key as a short hash (a key is the whole normalised statement: stored as it is it would double
+ * the index). A collision only adds a node to the part a batch reads; the plan compares the keys themselves.
+ */
+export const statementKeyLookup = (key: string): string => `s:${hash32(key, 0x811c9dc5)}${hash32(key, 0x01000193)}`
+
+// 32-bit FNV-1a from `seed`, base 36.
+const hash32 = (s: string, seed: number): string => {
+  let h = seed
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i)
+    h = Math.imul(h, 0x01000193)
+  }
+  return (h >>> 0).toString(36)
+}
 export const headLookup = (head: string): string => `h:${head}`
 /** The lookup key of the entities whose forms share the first token of `norm` (a normalised name). */
 export const firstTokenLookup = (norm: string): string => `t:${norm.split(" ")[0]!}`

@@ -2,7 +2,9 @@ import { describe, expect, it } from "@effect/vitest"
 import { Data, Effect, Exit } from "effect"
 import { makeNode, type MemoryNode } from "../../src/domain/Node.js"
 import type { GraphStoreShape, NodeKeyQuery } from "../../src/services/GraphStore.js"
+import { statementKey } from "../../src/text/canonical.js"
 import { EntityIndex } from "../../src/text/entities.js"
+import { statementKeyLookup } from "../../src/text/lookupKeys.js"
 import { tempDir } from "../support/graphFixtures.js"
 import type { OpenStore } from "./contract.js"
 
@@ -46,7 +48,7 @@ export const partContract = (open: OpenStore) =>
         expect(yield* byKeys(store, {})).toEqual([])
         expect(yield* byKeys(store, { ids: ["lisbon", "rent", "missing"] })).toEqual(["rent", "lisbon"])
         // Statement keys ignore case and punctuation; attribute heads; entity first tokens.
-        expect(yield* byKeys(store, { lookupKeys: ["s:my name is alice", "h:rent"] })).toEqual(["name", "rent"])
+        expect(yield* byKeys(store, { lookupKeys: [statementKeyLookup(statementKey("my name is ALICE!")), "h:rent"] })).toEqual(["name", "rent"])
         expect(yield* byKeys(store, { lookupKeys: ["t:john"] })).toEqual(["john", "john2"])
         expect(yield* byKeys(store, { lookupKeys: ["t:johnny", "t:acme"] })).toEqual(["acme", "john"])
         // Every status for a slot; only the active nodes of a family.

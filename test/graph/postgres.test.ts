@@ -10,6 +10,8 @@ import { LexicalIndex } from "../../src/search/LexicalIndex.js"
 import type { GraphStoreShape } from "../../src/services/GraphStore.js"
 import { compactNode, fullNode } from "../support/graphFixtures.js"
 import { freshNamespace, openTestDatabase } from "../support/postgres.js"
+import { statementKey } from "../../src/text/canonical.js"
+import { statementKeyLookup } from "../../src/text/lookupKeys.js"
 import { graphStoreContract } from "./contract.js"
 
 // Each temp dir is one namespace of the shared test database: opening the same dir again opens the same graph.
@@ -102,7 +104,7 @@ describe("GraphStorePostgres search in the database", () => {
       yield* db.sql`DELETE FROM awhm.node_keys WHERE namespace = ${ns}`
       yield* db.sql`UPDATE awhm.nodes SET keyed = false WHERE namespace = ${ns}`
       const reopened = yield* makeGraphStorePostgres(yield* openTestDatabase("awhm_owner", ns))
-      const found = yield* reopened.nodesByKeys({ ids: [], lookupKeys: ["t:johnny", `s:${nodes[1]!.content.toLowerCase()}`], canonicalKeys: [], keyFamilies: [] })
+      const found = yield* reopened.nodesByKeys({ ids: [], lookupKeys: ["t:johnny", statementKeyLookup(statementKey(nodes[1]!.content))], canonicalKeys: [], keyFamilies: [] })
       expect(found.map((n) => n.id)).toEqual([nodes[1]!.id, "p"])
       expect(yield* reopened.entityForms).toEqual([{ form: "john smith", label: "PERSON" }, { form: "johnny", label: "PERSON" }])
       const [left] = yield* db.sql<{ n: number }>`SELECT count(*)::int AS n FROM awhm.nodes WHERE namespace = ${ns} AND NOT keyed`
