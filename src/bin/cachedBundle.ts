@@ -5,6 +5,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as vm from "node:vm"
+import { lendImport } from "../runtime/hostImport.js"
 
 // Node 20 has no compile cache for ES modules, and compiling is a third of a short process's start-up.
 // So the build also ships the hot paths (a hook, the MCP server) as single CommonJS files in dist/,
@@ -76,7 +77,7 @@ export const loadCachedBundle = <T>(file: string): CachedBundle<T> | null => {
   const script = new vm.Script(Module.wrap(source), { filename: bundle, ...(cachedData ? { cachedData } : {}) })
   // import() fails in a script compiled from a code cache: the bundle imports the ES modules it leaves out
   // (the embedding model's @xenova/transformers) through this module's import instead.
-  ;(globalThis as Record<symbol, unknown>)[Symbol.for("awhm.hostImport")] = (specifier: string) => import(specifier)
+  lendImport((specifier) => import(specifier))
   const module = { exports: {} as T }
   script.runInThisContext()(module.exports, createRequire(bundle), module, bundle, path.dirname(bundle))
   return {

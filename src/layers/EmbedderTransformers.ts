@@ -3,6 +3,7 @@ import { existsSync } from "node:fs"
 import { homedir } from "node:os"
 import { basename, dirname, join, resolve } from "node:path"
 import { Embedder, EmbedderError } from "../services/Embedder.js"
+import { hostImport } from "../runtime/hostImport.js"
 
 /** The reference's model: sentence-transformers/all-MiniLM-L6-v2 as ONNX. */
 export const DEFAULT_MODEL_ID = "Xenova/all-MiniLM-L6-v2"
@@ -102,17 +103,11 @@ const load = async (o: LoadOptions): Promise<Loaded> => {
 
 type Transformers = typeof import("@xenova/transformers")
 
-/**
- * The ES-module import a host lends code it runs through `vm` (src/bin/cachedBundle.ts): in a script
- * compiled from V8's code cache, `import()` itself fails ("A dynamic import callback was not specified").
- */
-export const HOST_IMPORT = Symbol.for("awhm.hostImport")
-
 const importTransformers = async (): Promise<Transformers> => {
   try {
     // Dynamic so that loading this layer (and a bundled CLI) never pays for transformers.js + onnxruntime.
-    const host = (globalThis as { [HOST_IMPORT]?: (specifier: string) => Promise<unknown> })[HOST_IMPORT]
-    return host !== undefined ? ((await host("@xenova/transformers")) as Transformers) : await import("@xenova/transformers")
+    // Through the host's import in a code-cached bundle (runtime/hostImport.ts).
+    return (await hostImport("@xenova/transformers", () => import("@xenova/transformers"))) as Transformers
   } catch (e) {
     throw new Error(`@xenova/transformers is not installed (${e instanceof Error ? e.message : String(e)})`)
   }
