@@ -79,9 +79,14 @@ class SavedMessages {
     return -1
   }
 
-  keys(sessionId: string): Array<string> {
+  /** A session's message indexes, in order. */
+  indexesOf(sessionId: string): Array<number> {
     const run = this.sessions.get(sessionId)!
-    return Array.from({ length: run.count }, (_, i) => refKey(sessionId, this.indexes[run.first + i]!))
+    return Array.from(this.indexes.subarray(run.first, run.first + run.count))
+  }
+
+  keys(sessionId: string): Array<string> {
+    return this.indexesOf(sessionId).map((index) => refKey(sessionId, index))
   }
 
   /** Message `o` of the session (null when its stored form is damaged). */
@@ -191,7 +196,7 @@ export class RawDocs {
   }
 
   savedIndexes(sessionId: string): Array<number> {
-    return this.saved!.keys(sessionId).map((k) => parseKey(k)!.index)
+    return this.saved!.indexesOf(sessionId)
   }
 
   /** Serves every message from a saved copy (this map was empty). */
