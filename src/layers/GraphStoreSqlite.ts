@@ -9,7 +9,6 @@ import { Effect, Either, ExecutionStrategy, Exit, Layer, Scope } from "effect"
 import { CorruptFile, diskFull, innermostMessage, isDiskFull, StorageError } from "../domain/errors.js"
 import type { Edge, Graph, MemoryNode } from "../domain/Node.js"
 import { isLongLived } from "../runtime/longLived.js"
-import { isCompact } from "../store/compactVector.js"
 import { noSpaceLeft } from "../store/diskSpace.js"
 import { refuseLink } from "../store/noFollow.js"
 import { dataPaths } from "../store/paths.js"
@@ -26,14 +25,14 @@ import { readJsonGraphFile } from "./graph/jsonFile.js"
 import { graphMigrations, latestGraphMigration } from "./graph/migrations/index.js"
 import { decodeRowNode, nodeToRow } from "../store/graphSerialization.js"
 import { anyTerm, filteredVectorTopK, filterSql, indexColumns, preselect } from "./graph/sqliteSearch.js"
-import { asStored, chunks, rowVector, rowVectors, sourceRows, vectorBytes } from "./graph/rows.js"
+import { asStored, chunks, rowVectors, sourceRows, vectorBytes } from "./graph/rows.js"
 import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
 import { analyze } from "../search/IndexAnalyzer.js"
 import { bm25Score } from "../search/bm25.js"
 import { indexedText } from "../search/indexedText.js"
-import { VectorIndex } from "../search/VectorIndex.js"
 import { FORM, FORM_END, firstForms, lookupKeys } from "../text/lookupKeys.js"
 import { withPending } from "./graph/accessCounts.js"
+import { makeVectorSource, vectorImageFiles, type VectorImageFiles } from "./graph/sqliteVectors.js"
 
 export interface SqliteStoreOptions {
   /** The database file (`<data-dir>/graph/memory_graph.sqlite`). */
@@ -44,6 +43,8 @@ export interface SqliteStoreOptions {
   readonly snapshotsDir: string
   /** How long a writer waits for another process's transaction (ms). */
   readonly busyTimeoutMs?: number
+  /** Where the vectors are saved as one image between processes (null: read from the rows by each process). */
+  readonly vectorImage?: VectorImageFiles | null
   /** How often gathered reinforcement is written (ms; also when the store's scope closes). */
   readonly reinforceFlushMs?: number
 }
@@ -572,42 +573,9 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
           .map(({ id, score }): ScoredId => ({ id, score }))
       })
 
-    // Vectors live in memory between queries, reloaded only when a writer changed node_vectors.
-    let vectorCache: {
-      readonly stamp: string
-      readonly version: string
-      readonly modelId: string | null
-      readonly index: VectorIndex | null
-    } | null = null
-    const vectorsFor = (modelId: string | null) =>
-      Effect.gen(function* () {
-        const stamp = yield* stampNow
-        if (vectorCache !== null && vectorCache.modelId === modelId && vectorCache.stamp === stamp) return vectorCache.index
-        const [row] = yield* sql<{ value: string }>`SELECT value FROM meta WHERE key = 'vectors_version'`
-        const version = row?.value ?? "0"
-        if (vectorCache !== null && vectorCache.modelId === modelId && vectorCache.version === version) {
-          vectorCache = { ...vectorCache, stamp }
-          return vectorCache.index
-        }
-        const rows = yield* sql<VectorColumns & { node_id: string }>`SELECT node_id, embedding, embed_dim FROM node_vectors
-          WHERE ${modelId === null ? sql`1` : sql`(embed_model IS NULL OR embed_model = ${modelId})`} ORDER BY rowid`
-        let index: VectorIndex | null = null
-        for (const r of rows) {
-          const dim = r.embed_dim
-          const bytes = r.embedding
-          if (typeof dim !== "number" || !Number.isInteger(dim) || dim <= 0 || !(bytes instanceof Uint8Array)) continue
-          // The stored int8 bytes go in as they are; an older float32 row is decoded first.
-          const compact = isCompact(bytes, dim)
-          const v = compact ? null : rowVector(bytes, dim)
-          if (!compact && v === null) continue
-          if (index === null) index = new VectorIndex(dim)
-          if (dim !== index.dim) continue
-          if (v === null) index.addCompact(r.node_id, bytes)
-          else index.add(r.node_id, v)
-        }
-        vectorCache = { stamp, version, modelId, index }
-        return index
-      })
+    // Vectors live in memory between queries and in a saved image; a writer's change costs the rows it changed.
+    const vectors = makeVectorSource(sql, options.vectorImage ?? null)
+    const vectorsFor = (modelId: string | null) => Effect.flatMap(stampNow, (stamp) => vectors.vectorsFor(modelId, stamp))
 
     const vectorTopK = (q: VectorQuery) =>
       Effect.gen(function* () {
@@ -821,6 +789,11 @@ export const GraphStoreSqlite: Layer.Layer<GraphStore, StorageError | CorruptFil
   Effect.gen(function* () {
     const config = yield* AppConfig
     const paths = dataPaths(config.dataDir)
-    return yield* makeGraphStoreSqlite({ file: paths.graphSqlite, importJson: paths.graphJson, snapshotsDir: paths.snapshots })
+    return yield* makeGraphStoreSqlite({
+      file: paths.graphSqlite,
+      importJson: paths.graphJson,
+      snapshotsDir: paths.snapshots,
+      vectorImage: vectorImageFiles(config.dataDir)
+    })
   })
 )

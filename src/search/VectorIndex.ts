@@ -11,6 +11,8 @@
 // keeps a float32 copy for pass 2; a vector given in its stored compact form (int8 with a scale,
 // src/store/compactVector.ts) is held as those bytes only, and is exact as it is (no residual).
 
+import { int32Bytes, int32View, packSections, StringTable, unpackSections } from "./binaryImage.js"
+
 export interface VectorHit {
   readonly id: string
   /** Dot product with the query: the cosine similarity when both vectors are unit length. */
@@ -124,6 +126,10 @@ const PAGE = 65536
 // Scratch for reading a stored vector's float32 scale without a DataView per vector.
 const scaleBytes = new Uint8Array(4)
 const scaleFloat = new Float32Array(scaleBytes.buffer)
+// Binary searches in an image's ids after which they are put in a map.
+const MAP_AFTER_LOOKUPS = 256
+// An image's magic: "AVI1".
+const IMAGE_MAGIC = 0x31495641
 // Slack on the bound for float rounding in the bound's own arithmetic.
 const ROUNDING = 1e-5
 
@@ -140,6 +146,10 @@ export class VectorIndex {
   private capacity = 0
   private readonly ids: Array<string> = []
   private readonly rows = new Map<string, number>()
+  // An index opened from an image keeps its ids there (ids and rows stay empty) until a change or many
+  // lookups call for them: a search reads only the ids of its hits.
+  private base: StringTable | null = null
+  private lookups = 0
   // Per row: the vector is scale * q exactly (compact) or within residual of it (floats, kept in `floats`).
   private scale = new Float64Array(0)
   // |scale * q| and |v - scale * q| (the rounding residual), for the bound.
@@ -168,11 +178,11 @@ export class VectorIndex {
 
   /** Number of vectors held. */
   get size(): number {
-    return this.ids.length
+    return this.base?.size ?? this.ids.length
   }
 
   has(id: string): boolean {
-    return this.rows.has(id)
+    return this.rowOf(id) !== undefined
   }
 
   /** Adds a vector, replacing any vector already held under the same id. The vector is copied. */
@@ -237,9 +247,84 @@ export class VectorIndex {
     return true
   }
 
+  /**
+   * The index as one flat image (binaryImage.ts) that fromImage opens without re-reading a vector: the ids,
+   * each row's stored scale, its sum of squares and its int8 values as held; `keep` picks the rows. Compact rows
+   * only (those added by addCompact, as stores hold them): null when a row was added as floats, whose float copy
+   * an image would drop.
+   */
+  toImage(keep: (id: string) => boolean = () => true): Uint8Array | null {
+    if (this.floats.some((f) => f !== null)) return null
+    const rows: Array<number> = []
+    for (let r = 0; r < this.size; r++) if (keep(this.idAt(r))) rows.push(r)
+    const n = rows.length
+    const scales = new Float32Array(n)
+    const squares = new Int32Array(n)
+    const all = new Int8Array(this.memory.buffer, this.i8At, this.size * this.stride)
+    const matrix = new Int8Array(n * this.stride)
+    rows.forEach((r, i) => {
+      scales[i] = this.storedScale[r]!
+      const row = all.subarray(r * this.stride, (r + 1) * this.stride)
+      matrix.set(row, i * this.stride)
+      let qn = 0
+      for (let d = 0; d < this.dim; d++) qn += row[d]! * row[d]!
+      squares[i] = qn
+    })
+    return packSections(IMAGE_MAGIC, [
+      int32Bytes(new Int32Array([this.dim, n])),
+      StringTable.encode(rows.map((r) => this.idAt(r)), true),
+      new Uint8Array(scales.buffer),
+      int32Bytes(squares),
+      new Uint8Array(matrix.buffer)
+    ])
+  }
+
+  /** Every (id, vector) held, in row order: the vector as it scores (a compact row decoded). */
+  *entries(): Generator<readonly [string, Float32Array]> {
+    for (let r = 0; r < this.size; r++) {
+      const f = this.floats[r]
+      if (f !== null && f !== undefined) {
+        yield [this.idAt(r), Float32Array.from(f)]
+        continue
+      }
+      const i8 = new Int8Array(this.memory.buffer, this.i8At + r * this.stride, this.dim)
+      const v = new Float32Array(this.dim)
+      for (let d = 0; d < this.dim; d++) v[d] = (i8[d]! * this.storedScale[r]!) / 127
+      yield [this.idAt(r), v]
+    }
+  }
+
+  /** An index from a toImage image (its rows copied in one move), or null when the bytes are not one. */
+  static fromImage(bytes: Uint8Array): VectorIndex | null {
+    const sections = unpackSections(bytes, IMAGE_MAGIC, 5)
+    if (sections === null) return null
+    const head = int32View(sections[0]!)
+    const ids = StringTable.decode(sections[1]!)
+    const squares = int32View(sections[3]!)
+    if (head === null || head.length !== 2 || ids === null || squares === null) return null
+    const [dim, n] = [head[0]!, head[1]!]
+    if (!Number.isInteger(dim) || dim <= 0 || ids.size !== n || squares.length !== n) return null
+    const scaleBytes = sections[2]!
+    const scales = new Float32Array(scaleBytes.buffer, scaleBytes.byteOffset, scaleBytes.length / 4)
+    const index = new VectorIndex(dim)
+    if (scaleBytes.length !== 4 * n || sections[4]!.length !== n * index.stride) return null
+    if (n > index.capacity) index.reserve(n)
+    new Uint8Array(index.memory.buffer, index.i8At, sections[4]!.length).set(sections[4]!)
+    for (let r = 0; r < n; r++) {
+      const scale = scales[r]!
+      if (!Number.isFinite(scale)) return null
+      const s = scale / 127
+      index.storedScale[r] = scale
+      index.scale[r] = s
+      index.quantNorm[r] = Math.abs(s) * Math.sqrt(squares[r]!)
+    }
+    index.base = ids
+    return index
+  }
+
   /** The dot product of the vector held under id with query (as search scores it), or undefined. */
   score(id: string, query: ArrayLike<number>): number | undefined {
-    const row = this.rows.get(id)
+    const row = this.rowOf(id)
     if (row === undefined) return undefined
     if (query.length !== this.dim) throw new RangeError(`query has ${query.length} dimensions, index has ${this.dim}`)
     return this.exact(row, query instanceof Float32Array ? query : Float32Array.from(query))
@@ -247,6 +332,7 @@ export class VectorIndex {
 
   /** Removes the vector held under id; false when there was none. The last row moves into its place. */
   remove(id: string): boolean {
+    this.materialize()
     const row = this.rows.get(id)
     if (row === undefined) return false
     const last = this.ids.length - 1
@@ -274,7 +360,7 @@ export class VectorIndex {
    */
   search(query: ArrayLike<number>, k: number, filter?: (id: string) => boolean): Array<VectorHit> {
     if (query.length !== this.dim) throw new RangeError(`query has ${query.length} dimensions, index has ${this.dim}`)
-    const n = this.ids.length
+    const n = this.size
     k = Math.min(Math.floor(k), n)
     if (k <= 0) return []
 
@@ -306,7 +392,7 @@ export class VectorIndex {
     const verdict = new Uint8Array(filter === undefined ? 0 : n)
     const accepted = (r: number) => {
       if (filter === undefined) return true
-      if (verdict[r] === 0) verdict[r] = filter(this.ids[r]!) ? 1 : 2
+      if (verdict[r] === 0) verdict[r] = filter(this.idAt(r)) ? 1 : 2
       return verdict[r] === 1
     }
     // The k-th best lower end among accepted rows: the exact k-th best score is at least this.
@@ -325,7 +411,7 @@ export class VectorIndex {
       const score = this.exact(r, qf)
       if (best.admits(score)) best.push(score, r)
     }
-    return best.sorted().map(({ score, row }) => ({ id: this.ids[row]!, score }))
+    return best.sorted().map(({ score, row }) => ({ id: this.idAt(row), score }))
   }
 
   /** Row r's dot product with q: over its float32 copy, or its int8 values times its scale. */
@@ -344,6 +430,7 @@ export class VectorIndex {
 
   /** The row for id: its own, or a new one at the end. */
   private rowFor(id: string): number {
+    this.materialize()
     let row = this.rows.get(id)
     if (row === undefined) {
       row = this.ids.length
@@ -353,6 +440,32 @@ export class VectorIndex {
       this.rows.set(id, row)
     }
     return row
+  }
+
+  private idAt(row: number): string {
+    return this.base === null ? this.ids[row]! : this.base.at(row)
+  }
+
+  /** id's row: found in the image's ids by binary search, until so many lookups that a map pays. */
+  private rowOf(id: string): number | undefined {
+    if (this.base !== null && ++this.lookups > MAP_AFTER_LOOKUPS) this.materialize()
+    if (this.base === null) return this.rows.get(id)
+    const row = this.base.indexOf(id)
+    return row < 0 ? undefined : row
+  }
+
+  /** Moves the image's ids into ids and rows (before a change, or many lookups). */
+  private materialize(): void {
+    const base = this.base
+    if (base === null) return
+    this.base = null
+    for (let r = 0; r < base.size; r++) {
+      const id = base.at(r)
+      this.ids.push(id)
+      this.rows.set(id, r)
+    }
+    this.floats.length = 0
+    for (let r = 0; r < base.size; r++) this.floats.push(null)
   }
 
   private reserve(capacity: number): void {

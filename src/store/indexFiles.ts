@@ -7,7 +7,11 @@ import { dataPaths } from "./paths.js"
 /** The folder of the retrieval cache (rebuilt from the logs and the graph when missing). */
 export const indexDir = (dataDir: string): string => path.join(dataDir, "index")
 
-const indexLock = (dataDir: string) => path.join(dataPaths(dataDir).locks, "index.lock")
+/** The lock every write under index/ takes (and a hard delete's purge of it). */
+export const indexLock = (dataDir: string): string => path.join(dataPaths(dataDir).locks, "index.lock")
+
+/** The graph store's vectors as one image (GraphStoreSqlite), opened without reading every row. */
+export const graphVectorsFile = (dataDir: string): string => path.join(indexDir(dataDir), "graph-vectors.bin")
 
 /**
  * Runs an index write under the index lock, unless a delete began or ended since `stamp` (deletionStamp,

@@ -150,4 +150,66 @@ describe("VectorIndex", () => {
     expect(() => new VectorIndex(0)).toThrow(RangeError)
     expect(index.size).toBe(0)
   })
+
+  describe("as an image (toImage / fromImage)", () => {
+    const build = (n: number, dim: number, seed: number) => {
+      const rand = mulberry32(seed)
+      const index = new VectorIndex(dim)
+      for (let i = 0; i < n; i++) index.addCompact(`m${i}:s${i % 7}`, encodeVector(unit(rand, dim)))
+      return { index, rand }
+    }
+
+    it("opens with the same answers: hits and scores bit for bit, lookups, sizes (2,000 rows past the first growth)", () => {
+      const { index, rand } = build(2000, 384, 7)
+      const image = index.toImage()!
+      const opened = VectorIndex.fromImage(image)!
+      expect(opened.size).toBe(2000)
+      expect(opened.dim).toBe(384)
+      for (let q = 0; q < 5; q++) {
+        const query = unit(rand, 384)
+        expect(opened.search(query, 10)).toEqual(index.search(query, 10))
+        const few = (id: string) => id.endsWith(":s3")
+        expect(opened.search(query, 10, few)).toEqual(index.search(query, 10, few))
+        expect(opened.score("m17:s3", query)).toBe(index.score("m17:s3", query))
+      }
+      expect([opened.has("m1999:s4"), opened.has("m2000:s5"), opened.score("nope", unit(rand, 384))]).toEqual([true, false, undefined])
+      expect([...opened.entries()].map(([id, v]) => [id, Array.from(v)])).toEqual([...index.entries()].map(([id, v]) => [id, Array.from(v)]))
+      // The same image again from the opened index; and from a copy at an odd offset (read once more, aligned).
+      expect(Buffer.from(opened.toImage()!).equals(Buffer.from(image))).toBe(true)
+      const odd = new Uint8Array(image.length + 1)
+      odd.set(image, 1)
+      expect(VectorIndex.fromImage(odd.subarray(1))!.search(unit(mulberry32(1), 384), 5)).toEqual(index.search(unit(mulberry32(1), 384), 5))
+    })
+
+    it("takes changes after opening as the index it was made from does (many lookups move its ids into a map)", () => {
+      const { index, rand } = build(600, 16, 11)
+      const opened = VectorIndex.fromImage(index.toImage()!)!
+      for (const ix of [index, opened]) {
+        ix.remove("m5:s5")
+        ix.addCompact("m7:s0", encodeVector(unit(mulberry32(3), 16)))
+        ix.addCompact("new:s1", encodeVector(unit(mulberry32(4), 16)))
+      }
+      expect(opened.size).toBe(600)
+      const query = unit(rand, 16)
+      expect(opened.search(query, 600)).toEqual(index.search(query, 600))
+      const lookedUp = VectorIndex.fromImage(index.toImage()!)!
+      for (let i = 0; i < 600; i++) expect(lookedUp.has(`m${i}:s${i % 7}`)).toBe(i !== 5)
+      expect(lookedUp.search(query, 3)).toEqual(index.search(query, 3))
+    })
+
+    it("keeps only the rows asked for; refuses rows held as floats and bytes that are not an image", () => {
+      const { index, rand } = build(50, 8, 5)
+      const kept = VectorIndex.fromImage(index.toImage((id) => id.endsWith(":s0"))!)!
+      expect([...kept.entries()].map(([id]) => id)).toEqual(["m0:s0", "m7:s0", "m14:s0", "m21:s0", "m28:s0", "m35:s0", "m42:s0", "m49:s0"])
+      const query = unit(rand, 8)
+      expect(kept.search(query, 3)).toEqual(index.search(query, 3, (id) => id.endsWith(":s0")))
+      const floats = new VectorIndex(8)
+      floats.add("f", unit(rand, 8))
+      expect(floats.toImage()).toBeNull()
+      const image = index.toImage()!
+      expect(VectorIndex.fromImage(image.subarray(0, image.length - 4))).toBeNull()
+      expect(VectorIndex.fromImage(new Uint8Array(64))).toBeNull()
+      expect(VectorIndex.fromImage(Buffer.from("AVI1 not an image at all"))).toBeNull()
+    })
+  })
 })

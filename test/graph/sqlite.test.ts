@@ -133,7 +133,7 @@ describe("GraphStoreSqlite", () => {
       )
       const store = yield* open(dir)
       const sql = yield* inspect(file)
-      expect(yield* sql`SELECT max(migration_id) AS m FROM effect_sql_migrations`).toEqual([{ m: 4 }])
+      expect(yield* sql`SELECT max(migration_id) AS m FROM effect_sql_migrations`).toEqual([{ m: 5 }])
       const blobs = yield* sql<{ node_id: string; n: number }>`SELECT node_id, length(embedding) AS n FROM node_vectors ORDER BY rowid`
       expect(blobs).toEqual(nodes.map((n) => ({ node_id: n.id, n: 4 + n.embedding!.length })))
       const graph = yield* store.load()

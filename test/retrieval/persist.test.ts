@@ -65,7 +65,7 @@ describe("index kept between processes", () => {
     })
   )
 
-  it.scoped("message vectors are kept compact; a float32 vector file of an older version is read, not re-embedded, and rewritten compact", () =>
+  it.scoped("message vectors are kept compact; a float32 vector file of an older version is read, not re-embedded, and rewritten as one compact image", () =>
     Effect.gen(function* () {
       const dir = yield* scopedTempDir("awhm-retrieval-")
       const texts = ["the backup bucket is s3://nightly-archive", "restores take about an hour"]
@@ -77,11 +77,13 @@ describe("index kept between processes", () => {
       const file = path.join(indexDir(dir), "rawlog-vectors.bin")
       const saved = storedVectors(dir, MOCK_MODEL_ID)
       expect(saved.map(([, v]) => Array.from(v))).toEqual(texts.map((t) => Array.from(storedVector(mockEmbedding(t)))))
-      // 8 bytes of magic, the model id, then per record 8 bytes, the key and 4 + dim bytes.
+      // 8 bytes of magic, the model id (padded to 4 bytes), no image yet (a 0 length), then per record 8 bytes,
+      // the key and 4 + dim bytes.
       const keyBytes = saved.reduce((n, [k]) => n + Buffer.byteLength(k), 0)
       const dim = mockEmbedding("x").length
-      expect(fs.statSync(file).size).toBe(12 + Buffer.byteLength(MOCK_MODEL_ID) + keyBytes + 2 * (8 + 4 + dim))
-      expect(fs.readFileSync(file).toString("latin1", 0, 8)).toBe("AWHMVEC2")
+      const idBytes = Math.ceil(Buffer.byteLength(MOCK_MODEL_ID) / 4) * 4
+      expect(fs.statSync(file).size).toBe(12 + idBytes + 4 + keyBytes + 2 * (8 + 4 + dim))
+      expect(fs.readFileSync(file).toString("latin1", 0, 8)).toBe("AWHMVEC3")
 
       // The same file as an older version wrote it: the exact float32 vectors.
       const id = Buffer.from(MOCK_MODEL_ID, "utf8")
@@ -99,7 +101,15 @@ describe("index kept between processes", () => {
       const found = yield* ask("nightly archive restores").pipe(Effect.provide(processLayer(dir, second)))
       expect(found).toContain("the backup bucket is s3://nightly-archive")
       expect(second.calls).toEqual([["nightly archive restores"]])
-      expect(fs.readFileSync(file).toString("latin1", 0, 8)).toBe("AWHMVEC2")
+      // Rewritten as one image of the vectors, with no records after it.
+      const rewritten = fs.readFileSync(file)
+      expect(rewritten.toString("latin1", 0, 8)).toBe("AWHMVEC3")
+      const imageLength = rewritten.readUInt32LE(12 + idBytes)
+      // The image: its head (8 + 4 per section), dim and count, the two keys (count, lookup flag, two ends, the
+      // sorted order, the text), two scales, two sums of squares, two int8 rows of 16-byte stride.
+      const pad = (n: number) => Math.ceil(n / 4) * 4
+      expect(imageLength).toBe(8 + 4 * 5 + 8 + pad(8 + 2 * 4 + 2 * 4 + keyBytes) + 2 * 4 + 2 * 4 + 2 * Math.ceil(dim / 16) * 16)
+      expect(rewritten.length).toBe(12 + idBytes + 4 + imageLength)
       expect(storedVectors(dir, MOCK_MODEL_ID).map(([k, v]) => [k, Array.from(v)])).toEqual(saved.map(([k, v]) => [k, Array.from(v)]))
     })
   )

@@ -2,6 +2,7 @@ import * as fs from "node:fs"
 import { dataPaths } from "../../store/paths.js"
 import { makeGraphStoreJson } from "../GraphStoreJson.js"
 import { makeGraphStoreSqlite } from "../GraphStoreSqlite.js"
+import { vectorImageFiles } from "./sqliteVectors.js"
 
 /**
  * A data dir's graph file of one backend, opened as it is: no import from the other backend's file (the
@@ -10,7 +11,7 @@ import { makeGraphStoreSqlite } from "../GraphStoreSqlite.js"
 export const openGraphStoreFile = (backend: "sqlite" | "json", dataDir: string) => {
   const paths = dataPaths(dataDir)
   return backend === "sqlite"
-    ? makeGraphStoreSqlite({ file: paths.graphSqlite, importJson: null, snapshotsDir: paths.snapshots })
+    ? makeGraphStoreSqlite({ file: paths.graphSqlite, importJson: null, snapshotsDir: paths.snapshots, vectorImage: vectorImageFiles(dataDir) })
     : makeGraphStoreJson({ file: paths.graphJson, lockFile: paths.graphLock, snapshotsDir: paths.snapshots, importSqlite: null })
 }
 

@@ -2,6 +2,7 @@ import { ROLES, type RawLogEntry, type Role } from "../../domain/Message.js"
 import { analyze } from "../../search/IndexAnalyzer.js"
 import { LexicalIndex } from "../../search/LexicalIndex.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
+import { encodeVector } from "../../store/compactVector.js"
 import { int32Bytes, int32View, packSections, StringTable, unpackSections } from "../../search/binaryImage.js"
 import { ANALYZER_ID, indexedText } from "../../search/indexedText.js"
 import { refKey } from "./rank.js"
@@ -422,6 +423,19 @@ export class RawLogView {
     if (dim !== this.vectors.dim || !this.vectors.addCompact(key, bytes, at)) return
     this.unembedded?.delete(key)
     this.newVectors.delete(key)
+  }
+
+  /**
+   * Takes a stored index (a vector file's image) as this model's vectors when none are held yet (else adds its
+   * rows one by one). Its rows of messages no longer held stay, unreachable: searches accept held messages only.
+   */
+  addStoredIndex(index: VectorIndex): void {
+    if (this.vectors !== null) {
+      for (const [key, v] of index.entries()) if (this.docs.has(key)) this.addStoredVector(key, v.length, encodeVector(v))
+      return
+    }
+    this.vectors = index
+    this.unembedded = null
   }
 
   /** The vectors computed since the last call, of messages still held (not removed or re-embedded since). */

@@ -1,12 +1,13 @@
 // The retrieval index kept between processes under <data-dir>/index/: the raw-log view (messages and
-// their lexical index) as one binary image replaced atomically and read in place (RawLogView.toBinary), and message embeddings in an append-only
-// binary file. Both are caches: anything unreadable is ignored and rebuilt from the logs.
+// their lexical index) as one binary image replaced atomically and read in place (RawLogView.toBinary), and message
+// embeddings as one vector image plus records appended since. Both are caches: anything unreadable is ignored and rebuilt from the logs.
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { indexDir, writeIndexUnlessDeleted } from "../../store/indexFiles.js"
 import { compactLength, decodeVector, encodeVector } from "../../store/compactVector.js"
 import { appendNoFollow, READ_NOFOLLOW, readFileNoFollow } from "../../store/noFollow.js"
 import { ensurePrivateDir } from "../../store/privateDir.js"
+import { VectorIndex } from "../../search/VectorIndex.js"
 import type { RawLogView } from "./RawLogView.js"
 
 export interface PersistTarget {
@@ -32,10 +33,13 @@ export const worthSaving = (unsaved: { readonly indexed: number; readonly remove
 export const SAVE_AFTER = 200
 
 
-// The vector file: a magic, the model id's length and the model id, then records of (key length, dimension,
-// key, vector). Version 2 stores each vector compact (int8 with a scale, src/store/compactVector.ts); a
-// version 1 file (float32 vectors) is read and rewritten as version 2.
-const MAGIC = "AWHMVEC2"
+// The vector file: a magic, the model id (its length, the id, zeros to a 4-byte boundary), the vectors as they
+// were when the file was last rewritten as one VectorIndex image (its length, 0 for none, then the image,
+// opened without a rebuild), then the records appended since: (key length, dimension, key, compact vector:
+// int8 with a scale, src/store/compactVector.ts). A later record of a key replaces its vector. Versions 1
+// (float32 records) and 2 (compact records, no image) are read and rewritten as version 3.
+const MAGIC = "AWHMVEC3"
+const MAGIC_COMPACT = "AWHMVEC2"
 const MAGIC_FLOAT32 = "AWHMVEC1"
 let tmpCounter = 0
 
@@ -52,11 +56,19 @@ const replaceFile = (file: string, data: string | Uint8Array) => {
   }
 }
 
+/** The magic and the model id, padded: what an appender checks before adding records. */
 const header = (modelId: string): Buffer => {
   const id = Buffer.from(modelId, "utf8")
   const len = Buffer.alloc(4)
   len.writeUInt32LE(id.length)
-  return Buffer.concat([Buffer.from(MAGIC, "latin1"), len, id])
+  return Buffer.concat([Buffer.from(MAGIC, "latin1"), len, id, Buffer.alloc((4 - (id.length % 4)) % 4)])
+}
+
+/** A whole version 3 file: the header, the image (or none) and records. */
+const vectorFileBytes = (modelId: string, image: Uint8Array | null, records: Buffer): Buffer => {
+  const len = Buffer.alloc(4)
+  len.writeUInt32LE(image?.length ?? 0)
+  return Buffer.concat([header(modelId), len, image ?? Buffer.alloc(0), records])
 }
 
 /** Records of (key, dimension, compact bytes). */
@@ -83,49 +95,70 @@ interface StoredRecord {
   readonly at: number
 }
 
-/**
- * Visits every record of the vector file in order (dead ones included; each points into `buf`); gives the
- * number of records and whether the file is the older float32 version, or null when it is another model's
- * or damaged.
- */
-const eachRecord = (buf: Buffer, modelId: string, visit: (r: StoredRecord, float32: boolean) => void): { count: number; float32: boolean } | null => {
+/** A vector file of the model, read: its version, its image's bytes (a view) and where the records begin. */
+interface VectorFile {
+  readonly version: 1 | 2 | 3
+  readonly image: Uint8Array | null
+  readonly recordsAt: number
+}
+
+/** The parts of a vector file, or null when it is another model's or damaged. */
+const parseVectorFile = (buf: Buffer, modelId: string): VectorFile | null => {
   const magic = buf.length < 12 ? "" : buf.toString("latin1", 0, 8)
-  if (magic !== MAGIC && magic !== MAGIC_FLOAT32) return null
-  const float32 = magic === MAGIC_FLOAT32
+  const version = magic === MAGIC ? 3 : magic === MAGIC_COMPACT ? 2 : magic === MAGIC_FLOAT32 ? 1 : null
+  if (version === null) return null
   const idLen = buf.readUInt32LE(8)
   if (12 + idLen > buf.length || buf.toString("utf8", 12, 12 + idLen) !== modelId) return null
+  if (version !== 3) return { version, image: null, recordsAt: 12 + idLen }
+  const at = 12 + idLen + ((4 - (idLen % 4)) % 4)
+  if (at + 4 > buf.length) return null
+  const imageLen = buf.readUInt32LE(at)
+  if (at + 4 + imageLen > buf.length) return null
+  return { version, image: imageLen === 0 ? null : buf.subarray(at + 4, at + 4 + imageLen), recordsAt: at + 4 + imageLen }
+}
+
+/**
+ * Visits the records of a vector file in order (dead ones included; each points into `buf`); gives their
+ * number (a torn last record, from a writer that died mid-append, ends them).
+ */
+const eachRecord = (buf: Buffer, file: VectorFile, visit: (r: StoredRecord) => void): number => {
+  const float32 = file.version === 1
   let count = 0
-  let at = 12 + idLen
+  let at = file.recordsAt
   while (at + 8 <= buf.length) {
     const kLen = buf.readUInt32LE(at)
     const dim = buf.readUInt32LE(at + 4)
     const end = at + 8 + kLen + (float32 ? 4 * dim : compactLength(dim))
-    if (end > buf.length) break // a torn last record (a writer died mid-append)
-    visit({ key: buf.toString("utf8", at + 8, at + 8 + kLen), dim, bytes: buf, at: at + 8 + kLen }, float32)
+    if (end > buf.length) break
+    const r = { key: buf.toString("utf8", at + 8, at + 8 + kLen), dim, bytes: buf as Uint8Array, at: at + 8 + kLen }
+    // A float32 record (version 1) goes on as its compact bytes.
+    visit(float32 ? { ...r, bytes: encodeVector(decodeVector(buf.subarray(r.at, end), dim)!), at: 0 } : r)
     count++
     at = end
   }
-  return { count, float32 }
+  return count
 }
-
-/** A record's vector as floats. */
-const recordVector = (r: StoredRecord, float32: boolean): Float32Array =>
-  decodeVector(r.bytes.subarray(r.at, r.at + (float32 ? 4 * r.dim : compactLength(r.dim))), r.dim)!
 
 /** Every message vector the cache holds for a model, dead records included (audits and tests read it). */
 export const storedVectors = (dataDir: string, modelId: string): ReadonlyArray<readonly [string, Float32Array]> => {
   try {
-    const out: Array<readonly [string, Float32Array]> = []
-    eachRecord(fs.readFileSync(vectorFile(dataDir)), modelId, (r, float32) => out.push([r.key, recordVector(r, float32)]))
+    const buf = fs.readFileSync(vectorFile(dataDir))
+    const file = parseVectorFile(buf, modelId)
+    if (file === null) return []
+    const out: Array<readonly [string, Float32Array]> = file.image === null ? [] : [...(VectorIndex.fromImage(file.image)?.entries() ?? [])]
+    eachRecord(buf, file, (r) => out.push([r.key, decodeVector(r.bytes.subarray(r.at, r.at + compactLength(r.dim)), r.dim)!]))
     return out
   } catch {
     return []
   }
 }
 
-/** Writes a message-vector file from scratch (the bench's seeder: vectors computed elsewhere). */
-export const writeMessageVectors = (target: PersistTarget, records: ReadonlyArray<readonly [string, Float32Array]>): void =>
-  replaceFile(vectorFile(target.dataDir), Buffer.concat([header(target.modelId), encodeRecords(records)]))
+/** Writes a message-vector file from scratch, as one image (the bench's seeder: vectors computed elsewhere). */
+export const writeMessageVectors = (target: PersistTarget, records: ReadonlyArray<readonly [string, Float32Array]>): void => {
+  const index = records.length === 0 ? null : new VectorIndex(records[0]![1].length)
+  for (const [key, v] of records) index?.addCompact(key, encodeVector(v))
+  replaceFile(vectorFile(target.dataDir), vectorFileBytes(target.modelId, index?.toImage() ?? null, Buffer.alloc(0)))
+}
 
 /** Fills an empty view from the cache (best effort: an unusable cache is ignored). True when it did. */
 export const loadPersisted = (target: PersistTarget, view: RawLogView): boolean => {
@@ -136,29 +169,26 @@ export const loadPersisted = (target: PersistTarget, view: RawLogView): boolean 
   }
 }
 
+/** Records appended after which the file is rewritten as one image (a tenth of the image, at least this). */
+const REWRITE_AFTER = 1_000
+
 /** Adds the stored message vectors of the target's model to the view (after loadPersisted). */
 export const loadPersistedVectors = (target: PersistTarget, view: RawLogView): void => {
   try {
     const buf = readFileNoFollow(vectorFile(target.dataDir))
+    const file = parseVectorFile(buf, target.modelId)
+    if (file === null) return
     view.useModel(target.modelId)
-    const before = view.vectors?.size ?? 0
-    // Each record goes in as its stored bytes; a later record of a key replaces its vector in place (the
-    // index keeps the order keys first appear).
-    const compact = (r: StoredRecord, float32: boolean): StoredRecord =>
-      float32 ? { ...r, bytes: encodeVector(recordVector(r, true)), at: 0 } : r
-    const read = eachRecord(buf, target.modelId, (r, float32) => {
-      const c = compact(r, float32)
-      view.addStoredVector(c.key, c.dim, c.bytes, c.at)
-    })
-    if (read === null) return
-    // Mostly dead records (deleted or replaced messages), or float32 ones: rewrite with the live ones, compact.
-    if (read.float32 || read.count > 2 * ((view.vectors?.size ?? 0) - before) + 100) {
-      const latest = new Map<string, StoredRecord>()
-      eachRecord(buf, target.modelId, (r, float32) => {
-        if (view.docs.has(r.key)) latest.set(r.key, compact(r, float32))
-      })
-      const live = Buffer.concat([header(target.modelId), encodeCompact([...latest.values()])])
-      writeIndexUnlessDeleted(target.dataDir, target.stamp, () => replaceFile(vectorFile(target.dataDir), live))
+    const image = file.image === null ? null : VectorIndex.fromImage(file.image)
+    if (file.image !== null && image === null) return
+    if (image !== null) view.addStoredIndex(image)
+    const records = eachRecord(buf, file, (r) => view.addStoredVector(r.key, r.dim, r.bytes, r.at))
+    // An older version, or many records since the image: rewrite as one image of the live vectors.
+    if (file.version !== 3 || records > Math.max(REWRITE_AFTER, (image?.size ?? 0) / 10)) {
+      const live = view.vectors?.toImage((key) => view.docs.has(key)) ?? null
+      if (live === null) return
+      const data = vectorFileBytes(target.modelId, live, Buffer.alloc(0))
+      writeIndexUnlessDeleted(target.dataDir, target.stamp, () => replaceFile(vectorFile(target.dataDir), data))
     }
   } catch {
     // No vectors yet: they are computed on the first semantic query.
@@ -187,7 +217,7 @@ export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsCh
       } catch {
         fresh = true
       }
-      if (fresh) replaceFile(file, Buffer.concat([header(target.modelId), encodeRecords(pending)]))
+      if (fresh) replaceFile(file, vectorFileBytes(target.modelId, null, encodeRecords(pending)))
       else appendNoFollow(file, encodeRecords(pending))
     })
     if (written) view.unsaved = { indexed: 0, removed: false }

@@ -3,13 +3,15 @@ import createGraph from "./0001_create_graph.js"
 import searchIndex from "./0002_search_index.js"
 import compactVectors from "./0003_compact_vectors.js"
 import lookupKeys from "./0004_lookup_keys.js"
+import vectorChanges from "./0005_vector_changes.js"
 
 // Statically imported so the esbuild bundle carries them (no directory scan at run time).
 const migrations = {
   "0001_create_graph": createGraph,
   "0002_search_index": searchIndex,
   "0003_compact_vectors": compactVectors,
-  "0004_lookup_keys": lookupKeys
+  "0004_lookup_keys": lookupKeys,
+  "0005_vector_changes": vectorChanges
 }
 
 export const graphMigrations = Migrator.fromRecord(migrations)

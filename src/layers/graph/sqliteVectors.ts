@@ -1,0 +1,174 @@
+// The SQLite store's vectors for search: held in memory between queries, and saved as one image beside the
+// retrieval index (index/graph-vectors.bin) so a new process opens them without reading every row. Both
+// know the `vectors_version` they reflect and follow the vector_changes log (migration 0005) from there:
+// a writer's change costs readers the rows it changed, not all of them.
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type * as SqlClient from "@effect/sql/SqlClient"
+import { Effect } from "effect"
+import { isCompact } from "../../store/compactVector.js"
+import { withFileLock } from "../../store/fileLock.js"
+import { graphVectorsFile, indexLock } from "../../store/indexFiles.js"
+import { readFileNoFollow } from "../../store/noFollow.js"
+import { ensurePrivateDir } from "../../store/privateDir.js"
+import { packSections, unpackSections } from "../../search/binaryImage.js"
+import { VectorIndex } from "../../search/VectorIndex.js"
+import { rowVector } from "./rows.js"
+
+export interface VectorImageFiles {
+  /** The saved image (a cache: anything unreadable is ignored and rebuilt). */
+  readonly file: string
+  /** The lock its writes take (the retrieval index's: a hard delete removes the image under it). */
+  readonly lock: string
+}
+
+/** A data dir's image files. */
+export const vectorImageFiles = (dataDir: string): VectorImageFiles => ({ file: graphVectorsFile(dataDir), lock: indexLock(dataDir) })
+
+interface Held {
+  readonly version: number
+  /** The node whose vector change made `version` (null when the log has no row for it). */
+  readonly lastChange: string | null
+  readonly modelId: string | null
+  readonly index: VectorIndex | null
+}
+
+interface Meta {
+  readonly version: number
+  readonly lastChange: string | null
+  readonly modelId: string | null
+}
+
+// "AGV1": a meta section (JSON) and the VectorIndex image.
+const MAGIC = 0x31564741
+let tmpCounter = 0
+
+const readImage = (file: string): Held | null => {
+  try {
+    const sections = unpackSections(readFileNoFollow(file), MAGIC, 2)
+    if (sections === null) return null
+    const meta = JSON.parse(Buffer.from(sections[0]!).toString("utf8")) as Meta
+    if (typeof meta.version !== "number" || (meta.lastChange !== null && typeof meta.lastChange !== "string")) return null
+    const index = VectorIndex.fromImage(sections[1]!)
+    return index === null ? null : { version: meta.version, lastChange: meta.lastChange, modelId: meta.modelId ?? null, index }
+  } catch {
+    return null
+  }
+}
+
+interface VectorRow {
+  readonly node_id: string
+  readonly embedding: unknown
+  readonly embed_dim: unknown
+  readonly embed_model: string | null
+}
+
+/** Puts a row's vector into the index (made for its dimension), replacing its old one in place; false when the row is unusable. */
+const put = (held: { index: VectorIndex | null }, r: VectorRow): boolean => {
+  const dim = r.embed_dim
+  const bytes = r.embedding
+  if (typeof dim !== "number" || !Number.isInteger(dim) || dim <= 0 || !(bytes instanceof Uint8Array)) return false
+  // The stored int8 bytes go in as they are; an older float32 row is decoded first.
+  const compact = isCompact(bytes, dim)
+  const v = compact ? null : rowVector(bytes, dim)
+  if (!compact && v === null) return false
+  held.index ??= new VectorIndex(dim)
+  if (dim !== held.index.dim) return false
+  if (v !== null) held.index.add(r.node_id, v)
+  return v !== null || held.index.addCompact(r.node_id, bytes)
+}
+
+/**
+ * `vectorsFor(modelId, stamp)`: the index of every stored vector of that model (and of none), or null when
+ * there are none. `stamp` is the store's change stamp: the same stamp as last time answers from memory.
+ */
+export const makeVectorSource = (sql: SqlClient.SqlClient, files: VectorImageFiles | null) => {
+  let held: Held | null = null
+  let heldStamp: string | null = null
+  const ofModel = (modelId: string | null) => (modelId === null ? sql`1` : sql`(embed_model IS NULL OR embed_model = ${modelId})`)
+  const versionNow = Effect.map(
+    sql<{ value: string }>`SELECT value FROM meta WHERE key = 'vectors_version'`,
+    ([row]) => Number(row?.value ?? 0)
+  )
+  const changeAt = (version: number) =>
+    Effect.map(sql<{ node_id: string }>`SELECT node_id FROM vector_changes WHERE version = ${version}`, ([row]) => row?.node_id ?? null)
+
+  const readAll = (modelId: string | null, version: number) =>
+    Effect.gen(function* () {
+      const rows = yield* sql<VectorRow>`SELECT node_id, embedding, embed_dim, embed_model FROM node_vectors WHERE ${ofModel(modelId)} ORDER BY rowid`
+      const next: { index: VectorIndex | null } = { index: null }
+      for (const r of rows) put(next, r)
+      return { version, lastChange: yield* changeAt(version), modelId, index: next.index } satisfies Held
+    })
+
+  /** `from` brought to `version` through the change log, or null when the log does not reach back to it. */
+  const follow = (from: Held, version: number) =>
+    Effect.gen(function* () {
+      const changed = yield* sql<{ node_id: string }>`SELECT node_id FROM vector_changes WHERE version > ${from.version} AND version <= ${version}
+        ORDER BY version`
+      if (changed.length !== version - from.version) return null
+      const ids = [...new Set(changed.map((r) => r.node_id))]
+      const rows = new Map<string, VectorRow>()
+      for (let i = 0; i < ids.length; i += 500) {
+        const part = ids.slice(i, i + 500)
+        for (const r of yield* sql<VectorRow>`SELECT node_id, embedding, embed_dim, embed_model FROM node_vectors
+          WHERE node_id IN ${sql.in(part)} AND ${ofModel(from.modelId)}`) rows.set(r.node_id, r)
+      }
+      const next: { index: VectorIndex | null } = { index: from.index }
+      // A changed vector keeps its row (as a full read in rowid order would have it); a new one goes last.
+      for (const id of ids) {
+        const row = rows.get(id)
+        if (row === undefined || !put(next, row)) next.index?.remove(id)
+      }
+      return { version, lastChange: yield* changeAt(version), modelId: from.modelId, index: next.index } satisfies Held
+    })
+
+  // Written only if the store is still at the version it reflects (checked under the lock a hard delete's
+  // purge takes, after its delete committed): a deleted node's vector never lands in a new image.
+  const save = (h: Held) =>
+    files === null || h.index === null
+      ? Effect.void
+      : Effect.gen(function* () {
+          const image = h.index!.toImage()
+          if (image === null) return
+          const meta: Meta = { version: h.version, lastChange: h.lastChange, modelId: h.modelId }
+          const data = packSections(MAGIC, [Buffer.from(JSON.stringify(meta), "utf8"), image])
+          yield* withFileLock(
+            files.lock,
+            Effect.gen(function* () {
+              if ((yield* versionNow) !== h.version) return
+              ensurePrivateDir(path.dirname(files.file))
+              const tmp = `${files.file}.${process.pid}.${tmpCounter++}.tmp`
+              try {
+                fs.writeFileSync(tmp, data, { mode: 0o600, flag: "wx" })
+                fs.renameSync(tmp, files.file)
+              } catch {
+                fs.rmSync(tmp, { force: true })
+              }
+            })
+          )
+        }).pipe(Effect.ignore)
+
+  const vectorsFor = (modelId: string | null, stamp: string) =>
+    Effect.gen(function* () {
+      if (held !== null && held.modelId === modelId && heldStamp === stamp) return held.index
+      const version = yield* versionNow
+      let from = held !== null && held.modelId === modelId ? held : null
+      if (from === null && files !== null) {
+        const saved = readImage(files.file)
+        if (saved !== null && saved.modelId === modelId && saved.version <= version) from = saved
+      }
+      // The log's entry at the version held names the same node, or this is another history (a replaced file).
+      if (from !== null && (yield* changeAt(from.version)) !== from.lastChange) from = null
+      let next = from !== null && from.version === version ? from : null
+      const changed = next === null
+      if (next === null && from !== null) next = yield* follow(from, version)
+      if (next === null) next = yield* readAll(modelId, version)
+      held = next
+      heldStamp = stamp
+      if (changed) yield* save(next)
+      return next.index
+    })
+
+  return { vectorsFor }
+}
