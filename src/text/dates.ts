@@ -1,4 +1,5 @@
-import * as chrono from "chrono-node"
+import type * as chrono from "chrono-node"
+import { dateParser } from "./dateParser.js"
 
 /** One date a message mentions, resolved against the message's own time. */
 export interface DateMention {
@@ -71,7 +72,7 @@ const roleFor = (text: string, start: number): "from" | "to" | null => {
 export const extractDates = (text: string, reference: Date): Array<DateMention> => {
   const found: Array<DateMention> = []
   const futureSentence = FUTURE_TENSE.test(text)
-  const results = chrono.parse(text, { instant: reference, timezone: 0 }, { forwardDate: false })
+  const results = dateParser.parse(text, { instant: reference, timezone: 0 }, { forwardDate: false })
   for (const r of results) {
     if (!hasDatePart(r.start)) continue
     const prefix = text.slice(Math.max(0, r.index - CONTEXT_CHARS), r.index)
