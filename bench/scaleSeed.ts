@@ -1,6 +1,7 @@
 // Builds a data dir of N memories fast: N graph nodes and N raw-log messages of LoCoMo text, 384-dim unit
-// vectors computed here (not by the model), bulk inserts, logs written as files, progress marked done,
-// the message vectors stored where the retriever keeps them. A first query then builds the raw-log index.
+// vectors computed here (not by the model), bulk inserts, logs written as files, progress marked done
+// with the logs' settled marks (as consolidation leaves them), the message vectors stored where the
+// retriever keeps them. A first query then builds the raw-log index.
 import * as fs from "node:fs"
 import { Effect } from "effect"
 import { makeNode, type Edge, type MemoryNode } from "../src/domain/Node.js"
@@ -8,6 +9,7 @@ import { DEFAULT_MODEL_ID } from "../src/layers/EmbedderTransformers.js"
 import { openGraphStoreFile } from "../src/layers/graph/openStore.js"
 import { writeMessageVectors } from "../src/layers/retriever/persist.js"
 import { refKey } from "../src/layers/retriever/rank.js"
+import { logStamp, settledMark, writeConsolidatedLogs } from "../src/store/consolidatedLogs.js"
 import { dataPaths } from "../src/store/paths.js"
 import { renderProgress, type SessionProgress } from "../src/store/progress.js"
 import { unitVectors } from "./stats.js"
@@ -51,6 +53,7 @@ export const seedDataDir = async (dataDir: string, n: number): Promise<void> => 
   fs.mkdirSync(paths.meta, { recursive: true, mode: 0o700 })
   const messageVectors: Array<readonly [string, Float32Array]> = []
   const progress = new Map<string, SessionProgress>()
+  const settled = new Map<string, string>()
   let lines: Array<string> = []
   const CHUNK = 5_000
   await Effect.runPromise(
@@ -89,6 +92,7 @@ export const seedDataDir = async (dataDir: string, n: number): Promise<void> => 
               fs.writeFileSync(paths.logFile(sid), lines.join("\n") + "\n", { mode: 0o600 })
               lines = []
               progress.set(sid, { lastMsgIndex: i % PER_SESSION, updatedAt: at })
+              settled.set(sid, settledMark(logStamp(fs.statSync(paths.logFile(sid))), i % PER_SESSION))
             }
           }
           yield* store.commit({ upsertNodes: nodes, addEdges: edges })
@@ -97,5 +101,6 @@ export const seedDataDir = async (dataDir: string, n: number): Promise<void> => 
     )
   )
   fs.writeFileSync(paths.progress, renderProgress(progress), { mode: 0o600 })
+  writeConsolidatedLogs(paths.consolidatedLogs, settled)
   writeMessageVectors({ dataDir, modelId: DEFAULT_MODEL_ID, stamp: 0 }, messageVectors)
 }

@@ -5,6 +5,7 @@ import { storageFailure } from "../domain/errors.js"
 import { RawLogEntry } from "../domain/Message.js"
 import { atomicWriteFileSync } from "../store/atomicWrite.js"
 import { withFileLock } from "../store/fileLock.js"
+import { logStamp } from "../store/consolidatedLogs.js"
 import { countLogMessages, readFirstLine, readLogFile, readLogTail } from "../store/logFile.js"
 import { logChangesSince, noteLogChange } from "../store/logJournal.js"
 import { adoptLiteDataDir } from "../store/liteImport.js"
@@ -125,7 +126,7 @@ export const RawLogLive = Layer.effect(
           }
           if (sessionId === null || encodeSessionId(sessionId) !== stem) continue
           const st = fs.statSync(file)
-          out.push({ sessionId, mtimeMs: st.mtimeMs, stamp: `${st.ino}:${st.size}:${st.mtimeMs}` })
+          out.push({ sessionId, mtimeMs: st.mtimeMs, stamp: logStamp(st) })
         }
         return out.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.sessionId < b.sessionId ? -1 : 1))
       },
@@ -137,7 +138,7 @@ export const RawLogLive = Layer.effect(
         try: (): SessionInfo | null => {
           if (sessionId === "") return null
           const st = fs.statSync(paths.logFile(sessionId), { throwIfNoEntry: false })
-          return st === undefined ? null : { sessionId, mtimeMs: st.mtimeMs, stamp: `${st.ino}:${st.size}:${st.mtimeMs}` }
+          return st === undefined ? null : { sessionId, mtimeMs: st.mtimeMs, stamp: logStamp(st) }
         },
         catch: storageError("read", paths.logFile(sessionId))
       })

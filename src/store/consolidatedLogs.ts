@@ -6,6 +6,13 @@ import { atomicWriteFileSync } from "./atomicWrite.js"
 // whose progress still says that index has nothing pending, so consolidation need not read its log. A hint
 // only: a missing or unreadable file means every log is read, as before.
 
+/**
+ * A log file's stamp: its size and modification time, the change test rsync and make use. Not its inode, so
+ * the hint survives a copy that keeps times (`cp -a`, `rsync -a`, a restored backup): every rewrite awhm
+ * makes of a log changes its size or is the same content.
+ */
+export const logStamp = (st: { readonly size: number; readonly mtimeMs: number }): string => `${st.size}:${st.mtimeMs}`
+
 /** The entry recorded for a session consolidated up to `index` while its log had `stamp`. */
 export const settledMark = (stamp: string, index: number): string => `${stamp}@${index}`
 
