@@ -14,13 +14,17 @@ export interface AttributeMention {
   readonly head: string
   /** Its other words, singular and sorted: ["book", "monthly"]. */
   readonly modifiers: ReadonlyArray<string>
-  /** Whose it is when the text says ("scott", "repo"); null: the speaker's or unsaid. */
+  /** The word just before the attribute's words, when it is one more name word ("strong" of "strong induction quiz score"). */
+  readonly qualifier: string | null
+  /** Whose it is when the text says ("scott", "repo", the "Stove" of "- **Stove**: 30 inches wide"); null: the speaker's or unsaid. */
   readonly holder: string | null
   readonly kind: ValueKind
   /** The unit the value is in ("ms", "mb", "$", "commit"), so 150 MB and 150 ms never meet. */
   readonly unit: string
   /** The value, normalised: "120ms" -> "120 ms", "$1,250" -> "$ 1250". */
   readonly value: string
+  /** The value it changed from, normalised, when the text says ("from 75% to 88%": "75%"); else null. */
+  readonly from: string | null
   /** An update cue stands next to it ("has reached", "increased to", "now"). */
   readonly cue: boolean
   /**
@@ -257,6 +261,9 @@ const HAVE_BEFORE = /\b(?:has|have|had|now|reached|hit|totals?|up to|down to|inc
 const ANY_NUMBER_WORD = new RegExp(`\\b${NUMBER_WORD}\\b`, "i")
 
 const HOLDER = /\b([A-Z][a-z]+)'s\s+$|\bthe\s+([a-z]+)'s\s+$/
+// A list item or a bold heading that opens with a label ("- **Stove**: 30 inches wide", "* Fridge: 36 inches")
+// speaks of it ("Good news: …" is no label: no list, no heading).
+const LABEL = /^\s*(?:[-*•]\s+(?:\*\*)?(\p{L}[\p{L}\p{N}' -]{0,30}?)(?:\*\*)?|\*\*(\p{L}[\p{L}\p{N}' -]{0,30}?)\*\*)\s*:\s/u
 
 /** The attribute mentions of a text, in order (a value whose attribute cannot be read is left out). */
 export const attributeMentions = (text: string): Array<AttributeMention> => {
@@ -264,8 +271,9 @@ export const attributeMentions = (text: string): Array<AttributeMention> => {
   const tokens = tokensOf(text)
   const out: Array<AttributeMention> = []
   let previousEnd = -1
-  // Where a "from X to Y" began: Y's attribute is read before it.
+  // Where a "from X to Y" began: Y's attribute is read before it; and X, normalised.
   let anchor = -1
+  let fromValue: string | null = null
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
     const digit = c >= 48 && c <= 57
@@ -284,6 +292,7 @@ export const attributeMentions = (text: string): Array<AttributeMention> => {
       const from = /\bfrom\s+$/i.exec(text.slice(Math.max(0, start - 8), start))
       if (from !== null && new RegExp(`^\\s+to\\s+(?:[$€£]|\\d|${MONTH}\\b)`, "i").test(after)) {
         anchor = start - 8 + Math.max(0, 8 - start) + from.index
+        fromValue = normalizeValue(kind, m[0]).value
         previousEnd = end
         break
       }
@@ -315,6 +324,13 @@ export const attributeMentions = (text: string): Array<AttributeMention> => {
       }
       const prefix = text.slice(Math.max(0, words[0]!.start - 30), words[0]!.start)
       const holder = HOLDER.exec(prefix)
+      const label = holder === null ? LABEL.exec(text) : null
+      // The attribute read before its value may have one more name word before it, beyond the three kept.
+      const previous = words[0]!.start < start ? tokens.filter((t) => t.end <= words[0]!.start).pop() : undefined
+      const qualifier =
+        previous !== undefined && /^[\s-]*$/.test(text.slice(previous.end, words[0]!.start)) && contentWord(previous.text) && !PARTICIPLE.test(previous.text)
+          ? singular(previous.text)
+          : null
       const gapText = words[0]!.start >= end ? text.slice(end, words[0]!.start) : text.slice(words[words.length - 1]!.end, anchor >= 0 && start - anchor < 40 ? anchor : start)
       const before = text.slice(Math.max(0, (words[0]!.start >= end ? start : words[0]!.start) - 12), words[0]!.start >= end ? start : words[0]!.start)
       const stated =
@@ -326,16 +342,19 @@ export const attributeMentions = (text: string): Array<AttributeMention> => {
       out.push({
         ...describe(words),
         stated,
-        holder: holder === null ? null : (holder[1] ?? holder[2]!).toLowerCase(),
+        qualifier,
+        holder: holder !== null ? (holder[1] ?? holder[2]!).toLowerCase() : label !== null && label.index + label[0].length <= start ? foldWord((label[1] ?? label[2]!).trim()) : null,
         kind,
         unit: countUnit,
         value,
+        from: anchor >= 0 ? fromValue : null,
         cue: CUE.test(words[0]!.start >= end ? text.slice(Math.max(0, start - 30), start) : gapText),
         start,
         end
       })
       previousEnd = end
       anchor = -1
+      fromValue = null
       break
     }
   }
@@ -396,10 +415,59 @@ export const isGoal = (m: AttributeMention, text: string): boolean => GOAL.test(
 // The narrow reading, within the value's own clause: only words that make it wished for or supposed ("but I want
 // to increase it to 7 hours", "it was supposed to be 15 guests"). "Trying to" and "up to" open many values said
 // in passing ("I'm trying to speed up the API, which is now at 120ms").
-const AIMED = /\b(?:want(?:ed|ing)?|would like|aim(?:ed|ing)?|supposed to|meant to)\b[^,;:.!?]*$/i
+// A question how to set it asks for the value, it does not state it ("How can I set the max memory to 2GB?"),
+// unless the clause says it already holds ("how can I keep it up now that I've increased it to 25 minutes").
+const AIMED =
+  /\b(?:want(?:ed|ing)?|would like|i'd like|we'd like|aim(?:ed|ing)?|supposed to|meant to)\b[^,;:.!?]*$|\bhow (?:(?:can|do|should|could|would) (?:i|we)|to) (?:set|change|increase|decrease|raise|lower|reduce|push|improve|boost|adjust|configure|reach|cut|move|extend|update|upgrade)\b(?:(?!\b(?:now|since|after|given|because|as|already)\b)[^,;:.!?])*\b(?:to|at)\s+$/i
 
 /** Whether the value's own clause says it is wished for or supposed ("but I want to increase it to 7 hours"). */
 export const isAimed = (m: AttributeMention, text: string): boolean => AIMED.test(text.slice(Math.max(0, m.start - 60), m.start))
+
+/** The number a normalised value starts with ("$171200" -> 171200, "$2.5k" -> 2500, "20 min" -> 20), or null. */
+const amountOf = (value: string): number | null => {
+  const m = /(\d+(?:\.\d+)?)(k|m)?/.exec(value)
+  return m === null ? null : Number(m[1]) * (m[2] === "k" ? 1e3 : m[2] === "m" ? 1e6 : 1)
+}
+
+/**
+ * Whether a later change "from A to B" can follow the earlier value V: A is V, or lies past V on the way to B
+ * (a rise from 181,000 after 171,200). A rise from 78% after 93% is another series (another quiz, another
+ * account), not this one's next value. A later value said without "from" always can.
+ */
+const continues = (earlier: AttributeMention, later: AttributeMention): boolean => {
+  if (later.from === null) return true
+  const v = amountOf(earlier.value)
+  const a = amountOf(later.from)
+  const b = amountOf(later.value)
+  if (v === null || a === null || b === null || later.kind === "date" || later.kind === "time" || later.kind === "version") return true
+  return b >= a ? a >= v : a <= v
+}
+
+/** Whether a text says every name word of a mention (its modifiers and qualifier), in any form ("test" of "tests"). */
+const saysNameOf = (m: AttributeMention, text: string): boolean => {
+  const words = m.qualifier === null ? m.modifiers : [...m.modifiers, m.qualifier]
+  if (words.length === 0) return true
+  const said = new Set(tokensOf(text).map((t) => singular(t.text)))
+  return words.every((w) => said.has(w))
+}
+
+/** Every value a text says (kind and normalised value), whether or not anything names what it is of. */
+export const valuesIn = (text: string): Set<string> => {
+  const out = new Set<string>()
+  for (let i = 0; i < text.length; i++) {
+    if (i > 0 && /[a-z0-9.,/]/i.test(text[i - 1]!) && text[i - 1] !== " ") continue
+    for (const [kind, pattern] of VALUE_PATTERNS) {
+      if (kind === "count") continue
+      pattern.lastIndex = i
+      const m = pattern.exec(text)
+      if (m === null || m[0] === "") continue
+      out.add(`${kind}:${normalizeValue(kind, m[0]).value}`)
+      i += m[0].length - 1
+      break
+    }
+  }
+  return out
+}
 
 /**
  * Whether `later` (said in `laterText`) updates `earlier` (said in `earlierText`): one slot, different
@@ -408,7 +476,15 @@ export const isAimed = (m: AttributeMention, text: string): boolean => AIMED.tes
  */
 export const updates = (earlier: AttributeMention, earlierText: string, later: AttributeMention, laterText: string): boolean => {
   if (!isSlot(later) || !isSlot(earlier) || !sameAttribute(earlier, later) || earlier.value === later.value) return false
-  if (isGoal(earlier, earlierText) || isGoal(later, laterText)) return false
+  if (isGoal(earlier, earlierText) || isGoal(later, laterText) || isAimed(earlier, earlierText) || isAimed(later, laterText)) return false
+  // The later value was said already in the earlier statement ("I adjusted it to $1,300" before "my budget is
+  // now $1,300"): a restatement. Counts are left out: their number alone says nothing of what is counted.
+  if (later.kind !== "count" && valuesIn(earlierText).has(`${later.kind}:${later.value}`)) return false
+  // A version is of one named thing ("Express v4.18.2"): another name, or none ("version 4.6.2"), is another thing.
+  if (later.kind === "version" && (later.attribute !== earlier.attribute || later.modifiers.length === 0 && later.head === "version")) return false
+  if (!continues(earlier, later)) return false
+  // Each names the attribute in full: "my quiz score" after "my strong induction quiz score" may be another quiz's.
+  if (!saysNameOf(earlier, laterText) || !saysNameOf(later, earlierText)) return false
   // Most dates and times mark events ("met Jessica at 2 PM"): one replaces another only when said to ("moved to").
   if ((later.kind === "date" || later.kind === "time") && !later.cue) return false
   const a = contextWords(earlierText, earlier)

@@ -52,6 +52,16 @@ const dropsValue = (sentence: string, match: string): boolean => {
   return from > 0 && attributeMentions(sentence).some((a) => a.end <= from)
 }
 
+// "If the match score is below 40%, …", "I want to make sure my code is secure": a fact pattern's match inside a
+// condition or a wish states nothing as so. The sentence is kept whole, so its slot rule sees the clause (canonical.ts).
+const SUBORDINATE = /\b(?:if|when|whenever|whether|unless|once|until|in case|make sure|making sure|ensure|ensuring)\s+(?:that\s+)?$/i
+
+/** Whether a pattern's match begins right after a conditional or a wish ("if", "make sure that"). */
+const inSubordinateClause = (sentence: string, match: string): boolean => {
+  const from = sentence.lastIndexOf(match)
+  return from > 0 && SUBORDINATE.test(sentence.slice(0, from))
+}
+
 export interface ExtractOptions {
   /** The config's ner_labels; empty turns NER off. */
   readonly nerLabels: ReadonlySet<string>
@@ -111,7 +121,8 @@ export const extractFromMessage = (entry: RawLogEntry, options: ExtractOptions):
     for (const m of matchMessage(sentence.text)) {
       // The user's words for everything; tool output only says how things went.
       if (!user && m.type !== "outcome") continue
-      const content = cut(user && dropsValue(sentence.text, m.content) ? sentence.text : m.content)
+      const whole = user && (dropsValue(sentence.text, m.content) || (m.type === "fact" && inSubordinateClause(sentence.text, m.content)))
+      const content = cut(whole ? sentence.text : m.content)
       const { type, confidence } = RULE_TYPES[m.type]
       out.push({ ...base, ...dated, content, type, confidence, isCorrection: m.type === "correction" || isCorrection(content) })
       matched = true

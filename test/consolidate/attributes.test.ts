@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { attributeMentions, isAimed, updates } from "../../src/text/attributes.js"
-import { canonicalKeyForContent } from "../../src/text/canonical.js"
+import { canonicalKeyForContent, canonicalSlot, restates } from "../../src/text/canonical.js"
 import { consolidatePending } from "../../src/programs/consolidate.js"
 import { byContent, say, statements, withStores } from "./support.js"
 
@@ -104,6 +104,49 @@ describe("updates: two statements of one attribute with different values", () =>
   })
 })
 
+describe("updates: the collisions found on real chats", () => {
+  it("a later value the earlier statement said already, or one a question asks how to set, is no update", () => {
+    expect(isUpdate("I've set a budget of $1,250, but I adjusted it to $1,300.", "My budget is now $1,300.")).toBe(false)
+    expect(isUpdate("I've set a budget of $1,250.", "My budget is now $1,300.")).toBe(true)
+    expect(isUpdate("My cache has a max memory of 1GB.", "How can I set the max memory to 2GB correctly?")).toBe(false)
+    // A question that says the value holds still states it.
+    expect(isUpdate(
+      "I've increased my mindfulness meditation to 20 minutes daily.",
+      "How can I keep it up now that I've increased my mindfulness meditation to 25 minutes daily?"
+    )).toBe(true)
+  })
+
+  it("a version is of one named thing, and one wished for is no update", () => {
+    expect(isUpdate("I'm using Express v4.18.2 and Node.js v18.15.0.", "I'm using Express v4.18.3 and Node.js v18.15.0.")).toBe(true)
+    expect(isUpdate("I'm using Express v4.18.2.", "I'd like to upgrade express to version 4.18.3.")).toBe(false)
+    expect(isUpdate("I'm using Socket.io version 4.6.1.", "Currently, I'm using version 0.57.0.")).toBe(false)
+    expect(isUpdate("I'm using Socket.io version 4.6.1 and Chrome version 109.0.5414.74.", "I upgraded Chrome to version 110.0.5481.77.")).toBe(false)
+  })
+
+  it("a change that starts short of where the earlier one ended is another series; one that starts past it follows", () => {
+    expect(isUpdate("My quiz score rose from 70% to 85% after the review.", "My quiz score improved from 78% to 92% after the review.")).toBe(false)
+    expect(isUpdate("My quiz score rose from 70% to 85% after the review.", "My quiz score improved from 85% to 92% after the review.")).toBe(true)
+    expect(isUpdate(
+      "My portfolio value increased from $160,000 to $171,200 between December 2024 and February 2025.",
+      "My portfolio value increased from $181,000 to $192,000 between December 2025 and March 2026."
+    )).toBe(true)
+  })
+
+  it("each statement names the attribute in full: a quiz score of another topic, a list item of another thing", () => {
+    expect(isUpdate(
+      "After practicing inequality problems, my quiz score increased to 90%.",
+      "After practicing, my strong induction quiz score increased to 96%."
+    )).toBe(false)
+    expect(isUpdate(
+      "After practicing, my strong induction quiz score increased to 88%.",
+      "After more practicing, my strong induction quiz score increased to 96%."
+    )).toBe(true)
+    expect(isUpdate("- **Refrigerator**: 36 inches wide, 72 inches tall.", "- **Stove**: 30 inches wide, 36 inches tall.")).toBe(false)
+    expect(attributeMentions("- **Stove**: the width is 30 inches.").map((m) => [m.attribute, m.holder])).toEqual([["width", "stove"]])
+    expect(isUpdate("- **Stove**: the width is 30 inches.", "- **Stove**: the width is now 32 inches.")).toBe(true)
+  })
+})
+
 describe("template keys", () => {
   it("a subject that names a slot and a value keep their fact key; clauses and pronouns get none", () => {
     expect(canonicalKeyForContent("My city is New York")).toBe("fact:my city")
@@ -111,6 +154,36 @@ describe("template keys", () => {
     expect(canonicalKeyForContent("My code is throwing an error when I submit the form")).toBe(null)
     expect(canonicalKeyForContent("The form is not submitting anything")).toBe(null)
     expect(canonicalKeyForContent("It is called Orion")).toBe(null)
+  })
+
+  it("quotations, formulas, points, sequences, judgements, things done to the subject and clauses as subjects name no slot", () => {
+    const none = [
+      'The error message is "jwt expired".',
+      "The derivative is \\( 3x^{3-1} = 3x^2 \\).",
+      "The vertex is (2, 5).",
+      "The series is 3, 7, 11, ...",
+      "My implementation is optimal.",
+      "The inductive step is pretty straightforward once you break it down.",
+      "My database is properly optimized for performance.",
+      "The token is stored securely with HTTP-only cookies.",
+      "My goal is to keep the final image size under 120MB.",
+      "I want to make sure my tests are comprehensive and effective."
+    ]
+    expect(none.map(canonicalKeyForContent)).toEqual(none.map(() => null))
+    expect(canonicalKeyForContent("The meeting is scheduled for Friday")).toBe("fact:the meeting")
+    expect(canonicalKeyForContent("The standup is weekly")).toBe("fact:the standup")
+    expect(canonicalKeyForContent("The API endpoint is https://api.example.com/v2?region=eu")).toBe("fact:the api endpoint")
+  })
+
+  it("a restatement is the same value in other words: a longer value, the same policy, the same preferred thing", () => {
+    const again = (a: string, b: string) => restates(canonicalSlot(a), canonicalSlot(b))
+    expect(again("My city is Berlin", "My city is Berlin, near the river")).toBe(true)
+    expect(again("My city is Paris", "My city is Berlin")).toBe(false)
+    expect(again("Always use camelCase for variable names.", "Always use camelCase for variable names in JavaScript.")).toBe(true)
+    expect(again("Always use camelCase for variable names.", "Never use camelCase for variable names.")).toBe(false)
+    // A preference's key is its first word: "combining" is said again, whatever is combined; it supersedes nothing.
+    expect(again("I prefer combining art therapy with journaling", "I prefer combining professional development with healing")).toBe(true)
+    expect(again("I prefer tabs", "I prefer spaces")).toBe(false)
   })
 })
 

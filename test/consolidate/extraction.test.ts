@@ -56,6 +56,19 @@ describe("extractFromMessage", () => {
     expect(summary("Honestly, I prefer Rust")).toEqual([["procedural", "I prefer Rust", 0.75, false]])
   })
 
+  it("a fact inside a condition or a wish keeps its sentence, and its clause gives it no key", () => {
+    expect(summary("If the match score is below 40%, generate suggestions.")).toEqual([
+      ["semantic", "If the match score is below 40%, generate suggestions.", 0.8, false]
+    ])
+    expect(summary("I want to make sure that my code is secure.")).toEqual([
+      ["procedural", "I want to make sure that my code is secure.", 0.75, false],
+      ["semantic", "I want to make sure that my code is secure.", 0.8, false]
+    ])
+    const keys = (t: string) => extractFromMessage(entry(t), noNer).map((c) => canonicalKeyForContent(c.content))
+    expect(keys("If the match score is below 40%, generate suggestions.")).toEqual([null])
+    expect(keys("I noticed the port is 8080.")).toEqual(["fact:the port"])
+  })
+
   it("keys come out as the reference's for each family", () => {
     const keys = (t: string) => extractFromMessage(entry(t), noNer).map((c) => canonicalKeyForContent(c.content))
     expect(keys("My preferred language is Python")).toEqual(["fact:my preferred language"])

@@ -160,6 +160,36 @@ describe("facts", () => {
   )
 })
 
+describe("template keys on real chats", () => {
+  it.scoped("restated preferences, policies and facts, and unrelated ones of one key, supersede nothing; a flipped policy does", () =>
+    withStores(() =>
+      Effect.gen(function* () {
+        const texts = [
+          "I prefer combining art therapy with journaling",
+          "I prefer combining professional development with personal healing",
+          "Always use camelCase for variable names.",
+          "Always use camelCase for variable names in JavaScript.",
+          "My city is Berlin",
+          "My city is Berlin, near the river",
+          'The error message is "jwt expired".',
+          'The error message is "Cast to ObjectId failed".',
+          "If the match score is below 40%, generate suggestions.",
+          "The match score is above 40%."
+        ]
+        for (const [i, t] of texts.entries()) yield* say("s1", t, i)
+        yield* say("s2", "Never use camelCase for variable names.", 20)
+        yield* consolidatePending()
+        const ns = yield* statements
+        const never = byContent(ns, "Never use camelCase for variable names.")
+        expect([...never.supersedes].sort()).toEqual(
+          [byContent(ns, texts[2]!).id, byContent(ns, texts[3]!).id].sort()
+        )
+        expect(ns.filter((n) => n.status === "superseded").map((n) => n.content).sort()).toEqual([texts[3], texts[2]])
+      })
+    )
+  )
+})
+
 describe("episodes", () => {
   it.scoped("outcomes and dated events get no key and never supersede each other", () =>
     withStores(() =>

@@ -2,7 +2,7 @@ import type { Candidate } from "../../domain/Candidate.js"
 import type { SourceRef } from "../../domain/Message.js"
 import { type Edge, type Graph, makeNode, type MemoryNode } from "../../domain/Node.js"
 import { type AttributeMention, attributeMentions, isSlot, slotKey, updates } from "../../text/attributes.js"
-import { canonicalKeyForContent, correctionSupersedes, statementKey } from "../../text/canonical.js"
+import { canonicalKeyForContent, canonicalSlot, correctionSupersedes, restates, statementKey } from "../../text/canonical.js"
 import { EntityIndex, isEntityNode, mentionedEntities, registerAlias } from "../../text/entities.js"
 import { p90, type StrengthParams, strengthOf } from "../../domain/strength.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
@@ -303,9 +303,11 @@ export const planCommit = (
       if (correctsAcrossFamily(c, key)) {
         for (const [k, ids] of activeByKey) if (k !== key && family(k) === family(key)) for (const id of ids) rivals.add(id)
       }
+      const said = canonicalSlot(c.content)
       for (const id of rivals) {
         const old = nodes.get(id)!
-        if (!sameScope(old) || statementKey(old.content) === sk) continue
+        // The same value said again in other words updates nothing (nor does the same preferred thing).
+        if (!sameScope(old) || statementKey(old.content) === sk || restates(canonicalSlot(old.content), said)) continue
         const ref = maxRefIn(old, c.sessionId)
         if (!correctionSupersedes(key, c.isCorrection, old.canonicalKey, ref === null ? null : c.messageIndex - ref, settings.correctionWindow)) continue
         const oldFrom = old.validFrom
