@@ -1,9 +1,10 @@
 import { Effect, Layer } from "effect"
 import { existsSync } from "node:fs"
 import { homedir } from "node:os"
-import { basename, dirname, join, resolve } from "node:path"
+import { join, resolve } from "node:path"
 import { Embedder, EmbedderError } from "../services/Embedder.js"
 import { hostImport } from "../runtime/hostImport.js"
+import { loadLocalModel, type RunModel, type Tokenizer } from "./localModel.js"
 
 /** The reference's model: sentence-transformers/all-MiniLM-L6-v2 as ONNX. */
 export const DEFAULT_MODEL_ID = "Xenova/all-MiniLM-L6-v2"
@@ -31,25 +32,9 @@ export const modelFiles = (quantized: boolean): ReadonlyArray<string> => [
   quantized ? "onnx/model_quantized.onnx" : "onnx/model.onnx"
 ]
 
-// The slice of transformers.js used here; the module itself is imported only when a model loads.
-interface Tensor {
-  readonly data: ArrayLike<number | bigint> & { [i: number]: number | bigint }
-  readonly dims: ReadonlyArray<number>
-}
-interface Encoded {
-  readonly input_ids: Tensor
-  readonly attention_mask: Tensor
-  readonly token_type_ids: Tensor
-}
-interface Tokenizer {
-  (texts: Array<string>, options: { padding: boolean; truncation: boolean; max_length: number }): Encoded
-  readonly sep_token_id: number | undefined
-  encode(text: string): ReadonlyArray<number>
-}
-type Model = (inputs: Encoded) => Promise<{ readonly last_hidden_state?: Tensor }>
 interface Loaded {
   readonly tokenizer: Tokenizer
-  readonly model: Model
+  readonly model: RunModel
 }
 
 // A failure whose message is ours and safe to show (it never quotes input text).
@@ -72,20 +57,14 @@ interface LoadOptions {
 const load = async (o: LoadOptions): Promise<Loaded> => {
   if (o.modelDir !== undefined) {
     const dir = resolve(o.modelDir)
-    // Checked first so that a missing model fails with one clear line, before transformers.js is imported.
+    // Checked first so that a missing model fails with one clear line, before anything is imported.
     const missing = modelFiles(o.quantized).filter((f) => !existsSync(join(dir, f)))
     if (missing.length > 0) {
       throw new Error(
         `no model at ${dir} (missing ${missing.join(", ")}); run \`awhm model install\` (or point AWHM_MODEL_DIR at a copy of ${o.modelId})`
       )
     }
-    const tf = await importTransformers()
-    // transformers.js resolves a local model as <localModelPath>/<id>/<file>; never reach for the hub.
-    tf.env.localModelPath = dirname(dir) + "/"
-    tf.env.allowLocalModels = true
-    tf.env.allowRemoteModels = false
-    tf.env.useFSCache = false
-    return fromPretrained(tf, basename(dir), o.quantized)
+    return loadLocalModel(dir, o.quantized)
   }
   const tf = await importTransformers()
   // Downloaded from the hub on first use into our cache; no lookup in transformers.js' own models/ folder.
@@ -115,7 +94,7 @@ const importTransformers = async (): Promise<Transformers> => {
 
 const fromPretrained = async (tf: Transformers, repo: string, quantized: boolean): Promise<Loaded> => {
   const tokenizer = (await tf.AutoTokenizer.from_pretrained(repo)) as unknown as Tokenizer
-  const model = (await tf.AutoModel.from_pretrained(repo, { quantized })) as unknown as Model
+  const model = (await tf.AutoModel.from_pretrained(repo, { quantized })) as unknown as RunModel
   return { tokenizer, model }
 }
 

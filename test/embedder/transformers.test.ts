@@ -1,7 +1,7 @@
 // The live embedder with the real all-MiniLM-L6-v2, from a local folder only: nothing here downloads.
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { build } from "esbuild"
+import { build, type BuildOptions } from "esbuild"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -9,6 +9,8 @@ import { fileURLToPath } from "node:url"
 import { DEFAULT_MODEL_ID, EmbedderTransformers, modelFiles } from "../../src/layers/EmbedderTransformers.js"
 import { Embedder } from "../../src/services/Embedder.js"
 import { dot, embedderContract, maxAbsDiff } from "./contract.js"
+// @ts-expect-error the build script's shared esbuild options are plain JavaScript
+import { nodeBundle } from "../../scripts/bundleOptions.mjs"
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url))
 const MODEL_DIR = process.env["AWHM_MODEL_DIR"] ?? join(ROOT, ".cache", "models", "all-MiniLM-L6-v2")
@@ -109,7 +111,7 @@ describe("EmbedderTransformers without a model", () => {
       }
     }).pipe(Effect.scoped))
 
-  it("keeps transformers.js out of a bundle's startup: only a dynamic import, left external", async () => {
+  it("keeps transformers.js out of a bundle's startup: only dynamic imports, left external", async () => {
     const result = await build({
       entryPoints: [join(ROOT, "src", "layers", "EmbedderTransformers.ts")],
       bundle: true,
@@ -121,8 +123,28 @@ describe("EmbedderTransformers without a model", () => {
       external: ["@xenova/transformers"]
     })
     const imports = Object.values(result.metafile.outputs).flatMap((o) => o.imports)
-    expect(imports.filter((i) => i.path === "@xenova/transformers")).toEqual([
+    // The whole library for a model from the hub; its tokenizer and settings only for a local folder.
+    expect(imports.filter((i) => i.path.startsWith("@xenova/transformers"))).toEqual([
+      { path: "@xenova/transformers/src/tokenizers.js", kind: "dynamic-import", external: true },
+      { path: "@xenova/transformers/src/env.js", kind: "dynamic-import", external: true },
       { path: "@xenova/transformers", kind: "dynamic-import", external: true }
     ])
+  })
+
+  it("bundles the tokenizer with onnxruntime-node as its only runtime, required when it loads", async () => {
+    const result = await build({
+      ...(nodeBundle as BuildOptions),
+      entryPoints: [join(ROOT, "src", "layers", "EmbedderTransformers.ts")],
+      format: "esm",
+      write: false,
+      metafile: true,
+      logLevel: "silent"
+    })
+    const inputs = Object.keys(result.metafile.inputs)
+    expect(inputs.some((f) => f.endsWith("@xenova/transformers/src/tokenizers.js"))).toBe(true)
+    // Neither the browser runtime nor the image library (0.25 s of a model load) is in it or imported.
+    expect(inputs.filter((f) => /onnxruntime-web|sharp|models\.js$|image\.js$/.test(f))).toEqual([])
+    const imports = Object.values(result.metafile.outputs).flatMap((o) => o.imports)
+    expect(imports.filter((i) => /onnxruntime|sharp/.test(i.path))).toEqual([])
   })
 })
