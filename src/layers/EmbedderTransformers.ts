@@ -22,6 +22,11 @@ export interface EmbedderTransformersOptions {
   readonly dimension?: number
   /** Token limit per text: sentence-transformers' max_seq_length, 256 for all-MiniLM-L6-v2. */
   readonly maxTokens?: number
+  /**
+   * ONNX Runtime threads per run for a local folder (default 1). A second thread spins between runs: on
+   * two shared cores it cost CPU and wall time (20 texts: 0.45 s CPU against 0.29 s). Same vectors.
+   */
+  readonly threads?: number
 }
 
 /** Files transformers.js needs in a local model folder. */
@@ -52,6 +57,7 @@ interface LoadOptions {
   readonly modelDir: string | undefined
   readonly cacheDir: string | undefined
   readonly quantized: boolean
+  readonly threads: number
 }
 
 const load = async (o: LoadOptions): Promise<Loaded> => {
@@ -64,7 +70,7 @@ const load = async (o: LoadOptions): Promise<Loaded> => {
         `no model at ${dir} (missing ${missing.join(", ")}); run \`awhm model install\` (or point AWHM_MODEL_DIR at a copy of ${o.modelId})`
       )
     }
-    return loadLocalModel(dir, o.quantized)
+    return loadLocalModel(dir, o.quantized, o.threads)
   }
   const tf = await importTransformers()
   // Downloaded from the hub on first use into our cache; no lookup in transformers.js' own models/ folder.
@@ -164,11 +170,12 @@ export const EmbedderTransformers = (opts: EmbedderTransformersOptions) =>
       modelId: opts.modelId,
       modelDir: opts.modelDir,
       cacheDir: opts.cacheDir,
-      quantized: opts.quantized ?? false
+      quantized: opts.quantized ?? false,
+      threads: opts.threads ?? 1
     }
     const dimension = opts.dimension ?? 384
     const maxTokens = opts.maxTokens ?? 256
-    const key = JSON.stringify([o.modelId, o.modelDir ?? null, o.cacheDir ?? null, o.quantized])
+    const key = JSON.stringify([o.modelId, o.modelDir ?? null, o.cacheDir ?? null, o.quantized, o.threads])
     const getModel = Effect.tryPromise({
       try: () => {
         let p = loads.get(key)

@@ -30,7 +30,7 @@ interface OrtTensor extends Tensor {
 interface Ort {
   readonly Tensor: new (type: "int64", data: BigInt64Array, dims: ReadonlyArray<number>) => OrtTensor
   readonly InferenceSession: {
-    create(path: string, options: { executionProviders: Array<string> }): Promise<{
+    create(path: string, options: { executionProviders: Array<string>; intraOpNumThreads: number }): Promise<{
       readonly inputNames: ReadonlyArray<string>
       run(feeds: Record<string, OrtTensor>): Promise<Record<string, Tensor | undefined>>
     }>
@@ -76,9 +76,9 @@ const loadTokenizer = async (m: Modules, dir: string): Promise<Tokenizer> => {
   return (await m.tokenizers.AutoTokenizer.from_pretrained(basename(dir))) as Tokenizer
 }
 
-const openSession = async ({ ort }: Modules, file: string): Promise<RunModel> => {
+const openSession = async ({ ort }: Modules, file: string, threads: number): Promise<RunModel> => {
   // From the path: ONNX Runtime reads the file itself, with no copy of it in the JS heap.
-  const session = await ort.InferenceSession.create(file, { executionProviders: ["cpu"] })
+  const session = await ort.InferenceSession.create(file, { executionProviders: ["cpu"], intraOpNumThreads: threads })
   return async (enc) => {
     const ids = enc.input_ids
     const int64 = (t: Tensor) => new ort.Tensor("int64", t.data as BigInt64Array, t.dims)
@@ -94,12 +94,15 @@ const openSession = async ({ ort }: Modules, file: string): Promise<RunModel> =>
   }
 }
 
-/** The tokenizer and the model of a complete local folder (`onnx/model.onnx`, or the int8 file), loaded together. */
-export const loadLocalModel = async (dir: string, quantized: boolean): Promise<{ tokenizer: Tokenizer; model: RunModel }> => {
+/**
+ * The tokenizer and the model of a complete local folder (`onnx/model.onnx`, or the int8 file), loaded
+ * together; `threads`: ONNX Runtime's threads per run (the vectors are the same for any number).
+ */
+export const loadLocalModel = async (dir: string, quantized: boolean, threads: number): Promise<{ tokenizer: Tokenizer; model: RunModel }> => {
   const m = await importModules()
   const [tokenizer, model] = await Promise.all([
     loadTokenizer(m, dir),
-    openSession(m, join(dir, quantized ? "onnx/model_quantized.onnx" : "onnx/model.onnx"))
+    openSession(m, join(dir, quantized ? "onnx/model_quantized.onnx" : "onnx/model.onnx"), threads)
   ])
   return { tokenizer, model }
 }
