@@ -22,6 +22,11 @@ const tokenizerOnly = {
   name: "awhm-tokenizer-only",
   setup(build) {
     build.onResolve({ filter: /^@xenova\/transformers\/src\/(tokenizers|env)\.js$/ }, (args) => ({ path: require.resolve(args.path) }))
+    // The tokenizer's chat templates, bundled with it: the library build leaves packages external, and
+    // @huggingface/jinja is there only when transformers.js is.
+    build.onResolve({ filter: /^@huggingface\/jinja$/ }, (args) =>
+      args.importer.includes(`${path.sep}@xenova${path.sep}transformers${path.sep}`) ? { path: createRequire(args.importer).resolve(args.path) } : undefined
+    )
     build.onResolve({ filter: /\/backends\/onnx\.js$/ }, (args) =>
       args.importer.includes(`${path.sep}@xenova${path.sep}transformers${path.sep}`) ? { path: "onnx.js", namespace: "awhm-onnx-backend" } : undefined
     )
