@@ -59,7 +59,8 @@ beforeAll(async () => {
   await awhm(["consolidate"])
   await log("s3", "user", "2026-03-15T09:00:00Z", "My name is Alice")
   await log("s3", "user", "2026-03-15T09:05:00Z", "I work at Acme Corp")
-  await log("s3", "user", "2026-03-15T09:06:00Z", "My favourite snack is <img src=x onerror=alert(1)>")
+  // Markup in a slot's value (no "=": a value with notation in it names no slot, text/canonical.ts).
+  await log("s3", "user", "2026-03-15T09:06:00Z", "My favourite snack is <img src onerror>")
   await awhm(["consolidate"])
   ui = await startUi(data.dir)
   browser = await launchBrowser()
@@ -88,7 +89,7 @@ describe("awhm ui in Chromium", () => {
       trs.map((tr) => Array.from(tr.querySelectorAll("td")).slice(0, 4).map((td) => (td as unknown as { innerText: string }).innerText.trim()))
     )
     expect(rows).toEqual([
-      ["fact:my favourite snack", "My favourite snack is <img src=x onerror=alert(1)>", "active", "1"],
+      ["fact:my favourite snack", "My favourite snack is <img src onerror>", "active", "1"],
       ["fact:i work at", "I work at Acme Corp", "active", "1"],
       ["fact:my name", "My name is Alice", "active", "3"],
       ["fact:my favourite editor", "Actually, my favourite editor is emacs", "active", "2"]
@@ -176,7 +177,7 @@ describe("awhm ui in Chromium", () => {
     expect(await page.locator("li.message.target .content").innerText()).toBe("My name is Alice")
     expect(await texts("li.message.target .buffered")).toEqual(["buffer fact My name is Alice"])
     expect(await texts("li.message.target .produced a")).toEqual(["PERSON: Alice", "My name is Alice"])
-    expect(await texts("li.message#msg-2 .content")).toEqual(["My favourite snack is <img src=x onerror=alert(1)>"])
+    expect(await texts("li.message#msg-2 .content")).toEqual(["My favourite snack is <img src onerror>"])
     await shot("sessions")
   })
 
