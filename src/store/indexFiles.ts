@@ -3,6 +3,7 @@ import * as path from "node:path"
 import { deletionStamp, endDeletion } from "./deletionNotices.js"
 import { acquireLockSync } from "./fileLock.js"
 import { dataPaths } from "./paths.js"
+import { ensurePrivateDir } from "./privateDir.js"
 
 /** The folder of the retrieval cache (rebuilt from the logs and the graph when missing). */
 export const indexDir = (dataDir: string): string => path.join(dataDir, "index")
@@ -42,5 +43,20 @@ export const purgeRetrievalIndex = (dataDir: string, deletionId: string): void =
     endDeletion(dataPaths(dataDir), deletionId)
   } finally {
     release()
+  }
+}
+
+let tmpCounter = 0
+
+/** Replaces a cache file under index/ (temp file beside it, then rename). No fsync: a torn cache fails to parse and is rebuilt. */
+export const replaceIndexFile = (file: string, data: string | Uint8Array): void => {
+  ensurePrivateDir(path.dirname(file))
+  const tmp = `${file}.${process.pid}.${tmpCounter++}.tmp`
+  try {
+    fs.writeFileSync(tmp, data, { mode: 0o600, flag: "wx" })
+    fs.renameSync(tmp, file)
+  } catch (e) {
+    fs.rmSync(tmp, { force: true })
+    throw e
   }
 }

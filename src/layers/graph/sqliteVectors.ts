@@ -2,15 +2,12 @@
 // retrieval index (index/graph-vectors.bin) so a new process opens them without reading every row. Both
 // know the `vectors_version` they reflect and follow the vector_changes log (migration 0005) from there:
 // a writer's change costs readers the rows it changed, not all of them.
-import * as fs from "node:fs"
-import * as path from "node:path"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 import { isCompact } from "../../store/compactVector.js"
 import { withFileLock } from "../../store/fileLock.js"
-import { graphVectorsFile, indexLock } from "../../store/indexFiles.js"
+import { graphVectorsFile, indexLock, replaceIndexFile } from "../../store/indexFiles.js"
 import { readFileNoFollow } from "../../store/noFollow.js"
-import { ensurePrivateDir } from "../../store/privateDir.js"
 import { packSections, unpackSections } from "../../search/binaryImage.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
 import { rowVector } from "./rows.js"
@@ -41,7 +38,6 @@ interface Meta {
 
 // "AGV1": a meta section (JSON) and the VectorIndex image.
 const MAGIC = 0x31564741
-let tmpCounter = 0
 
 const readImage = (file: string): Held | null => {
   try {
@@ -137,14 +133,7 @@ export const makeVectorSource = (sql: SqlClient.SqlClient, files: VectorImageFil
             files.lock,
             Effect.gen(function* () {
               if ((yield* versionNow) !== h.version) return
-              ensurePrivateDir(path.dirname(files.file))
-              const tmp = `${files.file}.${process.pid}.${tmpCounter++}.tmp`
-              try {
-                fs.writeFileSync(tmp, data, { mode: 0o600, flag: "wx" })
-                fs.renameSync(tmp, files.file)
-              } catch {
-                fs.rmSync(tmp, { force: true })
-              }
+              replaceIndexFile(files.file, data)
             })
           )
         }).pipe(Effect.ignore)

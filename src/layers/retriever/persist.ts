@@ -3,10 +3,9 @@
 // embeddings as one vector image plus records appended since. Both are caches: anything unreadable is ignored and rebuilt from the logs.
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { indexDir, writeIndexUnlessDeleted } from "../../store/indexFiles.js"
+import { indexDir, replaceIndexFile, writeIndexUnlessDeleted } from "../../store/indexFiles.js"
 import { compactLength, decodeVector, encodeVector } from "../../store/compactVector.js"
 import { appendNoFollow, READ_NOFOLLOW, readFileNoFollow } from "../../store/noFollow.js"
-import { ensurePrivateDir } from "../../store/privateDir.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
 import type { RawLogView } from "./RawLogView.js"
 
@@ -41,21 +40,6 @@ export const SAVE_AFTER = 200
 const MAGIC = "AWHMVEC3"
 const MAGIC_COMPACT = "AWHMVEC2"
 const MAGIC_FLOAT32 = "AWHMVEC1"
-let tmpCounter = 0
-
-// A cache needs no fsync: a torn file fails to parse and is rebuilt.
-const replaceFile = (file: string, data: string | Uint8Array) => {
-  ensurePrivateDir(path.dirname(file))
-  const tmp = `${file}.${process.pid}.${tmpCounter++}.tmp`
-  try {
-    fs.writeFileSync(tmp, data, { mode: 0o600, flag: "wx" })
-    fs.renameSync(tmp, file)
-  } catch (e) {
-    fs.rmSync(tmp, { force: true })
-    throw e
-  }
-}
-
 /** The magic and the model id, padded: what an appender checks before adding records. */
 const header = (modelId: string): Buffer => {
   const id = Buffer.from(modelId, "utf8")
@@ -157,7 +141,7 @@ export const storedVectors = (dataDir: string, modelId: string): ReadonlyArray<r
 export const writeMessageVectors = (target: PersistTarget, records: ReadonlyArray<readonly [string, Float32Array]>): void => {
   const index = records.length === 0 ? null : new VectorIndex(records[0]![1].length)
   for (const [key, v] of records) index?.addCompact(key, encodeVector(v))
-  replaceFile(vectorFile(target.dataDir), vectorFileBytes(target.modelId, index?.toImage() ?? null, Buffer.alloc(0)))
+  replaceIndexFile(vectorFile(target.dataDir), vectorFileBytes(target.modelId, index?.toImage() ?? null, Buffer.alloc(0)))
 }
 
 /** Fills an empty view from the cache (best effort: an unusable cache is ignored). True when it did. */
@@ -188,7 +172,7 @@ export const loadPersistedVectors = (target: PersistTarget, view: RawLogView): v
       const live = view.vectors?.toImage((key) => view.docs.has(key)) ?? null
       if (live === null) return
       const data = vectorFileBytes(target.modelId, live, Buffer.alloc(0))
-      writeIndexUnlessDeleted(target.dataDir, target.stamp, () => replaceFile(vectorFile(target.dataDir), data))
+      writeIndexUnlessDeleted(target.dataDir, target.stamp, () => replaceIndexFile(vectorFile(target.dataDir), data))
     }
   } catch {
     // No vectors yet: they are computed on the first semantic query.
@@ -201,7 +185,7 @@ export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsCh
     const data = view.toBinary()
     const pending = vectorsChanged ? view.takeNewVectors() : []
     const written = writeIndexUnlessDeleted(target.dataDir, target.stamp, () => {
-      replaceFile(viewFile(target.dataDir), data)
+      replaceIndexFile(viewFile(target.dataDir), data)
       if (pending.length === 0) return
       const file = vectorFile(target.dataDir)
       const expected = header(target.modelId)
@@ -217,7 +201,7 @@ export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsCh
       } catch {
         fresh = true
       }
-      if (fresh) replaceFile(file, vectorFileBytes(target.modelId, null, encodeRecords(pending)))
+      if (fresh) replaceIndexFile(file, vectorFileBytes(target.modelId, null, encodeRecords(pending)))
       else appendNoFollow(file, encodeRecords(pending))
     })
     if (written) view.unsaved = { indexed: 0, removed: false }
