@@ -38,8 +38,9 @@ const RACY_MS = 2000
 const racy = (mark: SessionMark): boolean => mark.mtimeMs >= mark.readAt - RACY_MS
 
 // The view as kept between processes (persist.ts): "AWI3", then sections: the metadata as JSON (analyzer,
-// BM25 parameters, [sessionId, mtimeMs, readAt, message count] per session in order), each message's index,
-// each message as JSON [timestamp, role, scope, content, author], and the lexical index's image.
+// BM25 parameters, [sessionId, mtimeMs, readAt, message count] per session in order, the copy's id and
+// where the raw log's change journal stood), each message's index, each message as JSON [timestamp, role,
+// scope, content, author], and the lexical index's image.
 const VIEW_MAGIC = 0x33495741
 const VIEW_VERSION = 3
 
@@ -49,6 +50,20 @@ interface SavedMeta {
   readonly k1: number
   readonly b: number
   readonly sessions: ReadonlyArray<readonly [string, number, number, number]>
+  /** A random id of this copy (what a later full listing that found it current refers to). */
+  readonly id?: string
+  /** The change-journal mark the sessions were read at (a later process follows the journal from there). */
+  readonly logMark?: string | null
+  /** When every session's log was last listed for it (ms since epoch). */
+  readonly listedAt?: number
+}
+
+/** Where a view stands on the raw log's change journal (saved with it; see RetrieverState). */
+export interface JournalPosition {
+  /** The journal's mark when the view's sessions were read (null: unknown, list every session). */
+  readonly mark: string | null
+  /** When every session's log was last listed (ms since epoch; 0: never). */
+  readonly listedAt: number
 }
 
 const ROLE_SET: ReadonlySet<unknown> = new Set(ROLES)
@@ -232,6 +247,17 @@ export class RawLogView {
   unsaved = { indexed: 0, removed: false }
   /** Vectors computed since the last save and still held (persist.ts appends them). */
   private newVectors = new Map<string, Float32Array>()
+  /** The id of the saved copy this view was restored from or last saved as (null: none). */
+  savedId: string | null = null
+  /** Where the saved copy stood on the change journal (restore sets it; toBinary writes `journal`). */
+  savedJournal: JournalPosition = { mark: null, listedAt: 0 }
+  /** Where this view stands on the change journal (the retriever keeps it; saved by toBinary). */
+  journal: JournalPosition = { mark: null, listedAt: 0 }
+  /**
+   * A full listing found what following the journal from the saved copy's mark would miss (the journal
+   * could not say, or a log changed that it did not name): the copy is to be saved again.
+   */
+  listingUnsaved = false
 
   constructor(private readonly bm25: { readonly k1?: number; readonly b?: number } = {}) {
     this.lexical = new LexicalIndex({ ...bm25, analyzer: analyze })
@@ -242,8 +268,8 @@ export class RawLogView {
     return this.heldKeys.get(sessionId) ?? (this.docs.isSaved(sessionId) ? this.docs.savedKeys(sessionId) : [])
   }
 
-  /** The view as stored between processes (restore reads it back). */
-  toBinary(): Uint8Array {
+  /** The view as stored between processes (restore reads it back), with `id` as the copy's id. */
+  toBinary(id: string | null = null): Uint8Array {
     const sessions: Array<readonly [string, number, number, number]> = []
     const indexes: Array<number> = []
     const texts: Array<string | Uint8Array> = []
@@ -263,7 +289,10 @@ export class RawLogView {
         texts.push(JSON.stringify([d.timestamp, d.role, d.scope, d.content, d.author]))
       }
     }
-    const meta: SavedMeta = { version: VIEW_VERSION, analyzer: ANALYZER_ID, k1: this.lexical.k1, b: this.lexical.b, sessions }
+    const meta: SavedMeta = {
+      version: VIEW_VERSION, analyzer: ANALYZER_ID, k1: this.lexical.k1, b: this.lexical.b, sessions,
+      ...(id === null ? {} : { id }), logMark: this.journal.mark, listedAt: this.journal.listedAt
+    }
     return packSections(VIEW_MAGIC, [
       Buffer.from(JSON.stringify(meta), "utf8"),
       int32Bytes(Int32Array.from(indexes)),
@@ -316,6 +345,11 @@ export class RawLogView {
     this.lexical = lexical
     this.docs.adopt(saved)
     this.sessions = marks
+    this.savedId = typeof meta.id === "string" ? meta.id : null
+    this.savedJournal = {
+      mark: typeof meta.logMark === "string" ? meta.logMark : null,
+      listedAt: typeof meta.listedAt === "number" && Number.isFinite(meta.listedAt) ? meta.listedAt : 0
+    }
     return true
   }
 

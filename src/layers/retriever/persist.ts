@@ -1,6 +1,7 @@
 // The retrieval index kept between processes under <data-dir>/index/: the raw-log view (messages and
 // their lexical index) as one binary image replaced atomically and read in place (RawLogView.toBinary), and message
 // embeddings as one vector image plus records appended since. Both are caches: anything unreadable is ignored and rebuilt from the logs.
+import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { indexDir, replaceIndexFile, writeIndexUnlessDeleted } from "../../store/indexFiles.js"
@@ -19,6 +20,31 @@ export interface PersistTarget {
 
 const viewFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog.bin")
 const vectorFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog-vectors.bin")
+/** "<view id> <ms>": a full listing of the logs at that time found the saved view (that id) current. */
+const listedFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog-listed")
+
+/** When a full listing last found the saved view `id` current (0: never said). */
+const listedAtOf = (dataDir: string, id: string): number => {
+  try {
+    const [said, at] = fs.readFileSync(listedFile(dataDir), "utf8").split(" ")
+    const ms = Number(at)
+    return said === id && Number.isFinite(ms) ? ms : 0
+  } catch {
+    return 0
+  }
+}
+
+/**
+ * Records that a full listing of the logs found the saved view current (nothing changed that the change
+ * journal did not name), so the next processes need not list them again for a while.
+ */
+export const noteListed = (target: PersistTarget, id: string, listedAt: number): void => {
+  try {
+    writeIndexUnlessDeleted(target.dataDir, target.stamp, () => replaceIndexFile(listedFile(target.dataDir), `${id} ${listedAt}`))
+  } catch {
+    // Only an optimisation: the next process lists every log again.
+  }
+}
 
 /**
  * Whether saving is worth its cost: rewriting the files takes longer than re-indexing a few messages, so a
@@ -147,7 +173,12 @@ export const writeMessageVectors = (target: PersistTarget, records: ReadonlyArra
 /** Fills an empty view from the cache (best effort: an unusable cache is ignored). True when it did. */
 export const loadPersisted = (target: PersistTarget, view: RawLogView): boolean => {
   try {
-    return view.restore(readFileNoFollow(viewFile(target.dataDir)))
+    if (!view.restore(readFileNoFollow(viewFile(target.dataDir)))) return false
+    if (view.savedId !== null) {
+      const listedAt = Math.max(view.savedJournal.listedAt, listedAtOf(target.dataDir, view.savedId))
+      view.savedJournal = { ...view.savedJournal, listedAt }
+    }
+    return true
   } catch {
     return false
   }
@@ -182,7 +213,8 @@ export const loadPersistedVectors = (target: PersistTarget, view: RawLogView): v
 /** Saves the view, and appends the vectors computed since the last save. Returns the failure, or null. */
 export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsChanged: boolean): unknown => {
   try {
-    const data = view.toBinary()
+    const id = randomBytes(8).toString("hex")
+    const data = view.toBinary(id)
     const pending = vectorsChanged ? view.takeNewVectors() : []
     const written = writeIndexUnlessDeleted(target.dataDir, target.stamp, () => {
       replaceIndexFile(viewFile(target.dataDir), data)
@@ -204,7 +236,12 @@ export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsCh
       if (fresh) replaceIndexFile(file, vectorFileBytes(target.modelId, null, encodeRecords(pending)))
       else appendNoFollow(file, encodeRecords(pending))
     })
-    if (written) view.unsaved = { indexed: 0, removed: false }
+    if (written) {
+      view.unsaved = { indexed: 0, removed: false }
+      view.savedId = id
+      view.savedJournal = view.journal
+      view.listingUnsaved = false
+    }
     return null
   } catch (e) {
     return e

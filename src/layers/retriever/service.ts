@@ -18,7 +18,7 @@ import { DEFAULT_GRAPH_TUNING, DEFAULT_RAW_TUNING, rankQuery, type GraphTuning, 
 import { fetchGraphCandidates, rankWithStatements } from "./graphCandidates.js"
 import { refKey } from "./rank.js"
 import { RawLogView } from "./RawLogView.js"
-import { loadPersisted, loadPersistedVectors, savePersisted, worthSaving, type PersistTarget } from "./persist.js"
+import { loadPersisted, loadPersistedVectors, noteListed, savePersisted, worthSaving, type PersistTarget } from "./persist.js"
 
 // Embedding the raw log happens once per message; more than this at once is worth a line on stderr.
 const EMBED_NOTICE_AT = 500
@@ -60,10 +60,6 @@ export class RetrieverState {
   embedderBroken = false
   /** The deletion stamp the views were built under (null: not yet used). */
   deletionStamp: number | null = null
-  /** Where the raw log's change journal stood at the last sync (null: list every session next time). */
-  logMark: string | null = null
-  /** When every session was last listed (ms since epoch). */
-  listedAt = 0
 
   constructor(
     _modelId: string | null,
@@ -80,7 +76,6 @@ export class RetrieverState {
     if (this.deletionStamp !== null && this.deletionStamp !== stamp) {
       this.rawView = new RawLogView(this.bm25)
       this.persistLoaded = this.restored = this.vectorsLoaded = false
-      this.logMark = null
     }
     this.deletionStamp = stamp
   }
@@ -133,37 +128,54 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
         )
       )
 
-    // A warm process follows the raw log's change journal and re-reads only the sessions it names; every
-    // session is listed again when the journal cannot say, and at least every FULL_LISTING_MS (a log
-    // another program appended to is seen then).
+    // Every process follows the raw log's change journal (a whole one from where the saved view stood) and
+    // re-reads only the sessions it names; every session is listed again when the journal cannot say, and
+    // at least every FULL_LISTING_MS (a log another program appended to in place is seen then). A full
+    // listing that found the saved view current says so (noteListed); one that found more has it saved.
     const syncRawLog = (persistTarget: PersistTarget | null) => Effect.gen(function* () {
+      if (!state.persistLoaded && persistTarget !== null) {
+        state.persistLoaded = true
+        state.restored = loadPersisted(persistTarget, state.rawView)
+        if (state.restored) state.rawView.journal = state.rawView.savedJournal
+      }
       const rawView = state.rawView
-      const changes = yield* rawLog.changesSince(state.logMark)
-      const full = changes.sessions === null || Date.now() - state.listedAt > FULL_LISTING_MS
+      const changes = yield* rawLog.changesSince(rawView.journal.mark)
+      const now = Date.now()
+      const sinceListed = now - rawView.journal.listedAt
+      const full = changes.sessions === null || !(sinceListed >= 0 && sinceListed <= FULL_LISTING_MS)
       const sessions = full
         ? yield* rawLog.sessions
         : (yield* Effect.forEach(changes.sessions ?? [], rawLog.session)).filter((s) => s !== null)
       const count = full ? sessions.length : rawView.sessions.size + sessions.filter((s) => !rawView.sessions.has(s.sessionId)).length
       if (!rawLogActive(config.coldStartSessionCount, count)) {
-        state.logMark = null // not followed while off: list every session when it is on again
+        rawView.journal = { mark: null, listedAt: 0 } // not followed while off: list every session when it is on again
         return false
       }
-      state.logMark = changes.mark
-      if (full) state.listedAt = Date.now()
-      if (!state.persistLoaded && persistTarget !== null) {
-        state.persistLoaded = true
-        state.restored = loadPersisted(persistTarget, rawView)
-      }
+      // What following the journal from the saved view's mark would miss: when the journal cannot say, a
+      // new mark (a store without a journal has one mark, and saving again would not help); else a change
+      // it did not name.
+      const named = new Set(changes.sessions ?? [])
+      let unnamed = changes.sessions === null && changes.mark !== rawView.savedJournal.mark
       const present = new Set<string>()
       for (const s of sessions) {
         present.add(s.sessionId)
         if (!rawView.isStale(s.sessionId, s.mtimeMs)) continue
         const readAt = Date.now()
         const entries = yield* rawLog.read(s.sessionId)
-        rawView.syncSession(s.sessionId, entries, { mtimeMs: s.mtimeMs, readAt })
+        const changed = rawView.syncSession(s.sessionId, entries, { mtimeMs: s.mtimeMs, readAt })
+        if (changed && changes.sessions !== null && !named.has(s.sessionId)) unnamed = true
       }
       const gone = full ? [...rawView.sessions.keys()] : (changes.sessions ?? [])
-      for (const sid of gone) if (!present.has(sid) && rawView.sessions.has(sid)) rawView.dropSession(sid)
+      for (const sid of gone) {
+        if (present.has(sid) || !rawView.sessions.has(sid)) continue
+        rawView.dropSession(sid)
+        if (changes.sessions !== null && !named.has(sid)) unnamed = true
+      }
+      rawView.journal = { mark: changes.mark, listedAt: full ? now : rawView.journal.listedAt }
+      if (full && persistTarget !== null && state.restored) {
+        if (unnamed) rawView.listingUnsaved = true
+        else if (rawView.savedId !== null && !rawView.listingUnsaved) noteListed(persistTarget, rawView.savedId, now)
+      }
       return true
     })
 
@@ -242,7 +254,7 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
           )
         )
         yield* reinforce(outcome.returnedNodes, now)
-        if (persistTarget !== null && (worthSaving(rawView.unsaved) || vectorsChanged)) {
+        if (persistTarget !== null && (worthSaving(rawView.unsaved) || rawView.listingUnsaved || vectorsChanged)) {
           const failure = savePersisted(persistTarget, rawView, vectorsChanged)
           if (failure !== null && !noteUnsaved("the retrieval index", failure)) {
             warn(`awhm: could not save the retrieval index (${errorCode(failure) ?? "write failed"}); it is rebuilt next time`)

@@ -1,0 +1,101 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { vi } from "vitest"
+import { ConfigFromValues } from "../../src/layers/ConfigLive.js"
+import { makeGraphStoreMemory } from "../../src/layers/GraphStoreMemory.js"
+import { RawLogLive } from "../../src/layers/RawLogLive.js"
+import { makeRetrieverLayer } from "../../src/layers/RetrieverLive.js"
+import { FULL_LISTING_MS } from "../../src/layers/retriever/service.js"
+import { SessionBufferMemory } from "../../src/layers/SessionBufferMemory.js"
+import { GraphStore } from "../../src/services/GraphStore.js"
+import { RawLog } from "../../src/services/RawLog.js"
+import { Retriever } from "../../src/services/Retriever.js"
+import { scopedTempDir } from "../support/cli.js"
+import { countingEmbedder, graphOf } from "./support.js"
+
+// One short-lived process (a CLI query, an in-process hook): a fresh retriever that keeps its index under
+// the data dir, over a file raw log whose calls are counted.
+const processLayer = (dir: string, calls: Array<string>) => {
+  const counted = Layer.effect(
+    RawLog,
+    Effect.map(RawLog, (log) =>
+      RawLog.of({
+        ...log,
+        sessions: Effect.zipRight(Effect.sync(() => calls.push("list")), log.sessions),
+        session: (sid) => Effect.zipRight(Effect.sync(() => calls.push(`stat ${sid}`)), log.session(sid)),
+        read: (sid) => Effect.zipRight(Effect.sync(() => calls.push(`read ${sid}`)), log.read(sid))
+      })
+    )
+  ).pipe(Layer.provide(RawLogLive))
+  return makeRetrieverLayer({ persist: true, warn: () => {} }).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(counted, SessionBufferMemory, Layer.effect(GraphStore, makeGraphStoreMemory(graphOf([]))), countingEmbedder().layer)
+    ),
+    Layer.provideMerge(ConfigFromValues(dir))
+  )
+}
+
+const line = (sessionId: string, index: number, content: string) =>
+  JSON.stringify({ timestamp: "2026-01-01T00:00:00.000Z", session_id: sessionId, role: "user", content, metadata: {}, index }) + "\n"
+
+describe("a whole process follows the raw log's change journal from where the saved index stood", () => {
+  it.scoped("lists every log only when the journal cannot say or the last listing is over five minutes old", () =>
+    Effect.gen(function* () {
+      const dir = yield* scopedTempDir("awhm-whole-")
+      const other = (sessionId: string, content: string) =>
+        Effect.flatMap(RawLog, (log) => log.append({ sessionId, role: "user", content })).pipe(
+          Effect.provide(RawLogLive.pipe(Layer.provide(ConfigFromValues(dir))))
+        )
+      for (let i = 0; i < 210; i++) yield* other("s1", `standup note number ${i} about the sprint`)
+      yield* other("s2", "the deploy freeze starts friday")
+      const calls: Array<string> = []
+      // Each call is one process: its answer and what it asked of the raw log.
+      const run = (query: string) =>
+        Effect.gen(function* () {
+          calls.length = 0
+          const results = yield* Effect.flatMap(Retriever, (r) => r.retrieve(query, { lexicalOnly: true, k: 1 }))
+          return { answer: results.map((r) => r.content), calls: [...calls].sort() }
+        }).pipe(Effect.provide(processLayer(dir, calls)))
+      const listed = path.join(dir, "index", "rawlog-listed")
+
+      // The first process lists and reads every log and saves the index (211 messages indexed).
+      expect(yield* run("deploy freeze")).toEqual({ answer: ["the deploy freeze starts friday"], calls: ["list", "read s1", "read s2"] })
+      // The next one reads nothing: the journal names no change since the saved index's mark.
+      expect(yield* run("deploy freeze")).toEqual({ answer: ["the deploy freeze starts friday"], calls: [] })
+      // A write through awhm: only that session is looked at.
+      yield* other("s2", "the deploy freeze moved to monday")
+      expect(yield* run("freeze monday")).toEqual({ answer: ["the deploy freeze moved to monday"], calls: ["read s2", "stat s2"] })
+      // A log another program created (no journal line): the logs folder changed, so every log is listed,
+      // and the index is saved again so the next process need not.
+      fs.writeFileSync(path.join(dir, "logs", "s3.jsonl"), line("s3", 0, "the office wifi password rotates monthly"))
+      const third = yield* run("wifi password")
+      expect(third.answer).toEqual(["the office wifi password rotates monthly"])
+      expect(third.calls.filter((c) => c === "list" || c === "read s3")).toEqual(["list", "read s3"])
+      expect(yield* run("wifi password")).toEqual({ answer: ["the office wifi password rotates monthly"], calls: [] })
+
+      // Another program appends to a log in place (no journal line, the folder unchanged): seen at the
+      // first listing after five minutes, which saves the index again.
+      fs.appendFileSync(path.join(dir, "logs", "s3.jsonl"), line("s3", 1, "the guest wifi network is called lobby"))
+      expect((yield* run("guest wifi lobby")).calls).toEqual([])
+      vi.useFakeTimers({ toFake: ["Date"] })
+      try {
+        vi.setSystemTime(Date.now() + FULL_LISTING_MS + 1000)
+        const late = yield* run("guest wifi lobby")
+        expect(late.answer).toEqual(["the guest wifi network is called lobby"])
+        expect(late.calls.filter((c) => c === "list" || c === "read s3")).toEqual(["list", "read s3"])
+        expect(yield* run("guest wifi lobby")).toEqual({ answer: ["the guest wifi network is called lobby"], calls: [] })
+        // Five minutes on, a listing that finds nothing new says so beside the index instead of rewriting it.
+        const saved = fs.statSync(path.join(dir, "index", "rawlog.bin")).mtimeMs
+        vi.setSystemTime(Date.now() + FULL_LISTING_MS + 1000)
+        expect((yield* run("deploy freeze")).calls).toEqual(["list"])
+        expect(fs.readFileSync(listed, "utf8")).toMatch(/^[0-9a-f]{16} \d+$/)
+        expect(fs.statSync(path.join(dir, "index", "rawlog.bin")).mtimeMs).toBe(saved)
+        expect(yield* run("freeze monday")).toEqual({ answer: ["the deploy freeze moved to monday"], calls: [] })
+      } finally {
+        vi.useRealTimers()
+      }
+    })
+  )
+})
