@@ -85,7 +85,8 @@ const benchEnv = (dataDir: string, extra: Record<string, string> = {}): NodeJS.P
 const timeHook = (dataDir: string, args: ReadonlyArray<string>, input: (i: number) => string, server = false, script: string | null = BIN) => {
   const wall: Array<number> = []
   const cpu: Array<number> = []
-  const env: NodeJS.ProcessEnv = benchEnv(dataDir, { AWHM_HOOK_SERVER: server ? "1" : "0" })
+  // With the server, every timed hook must have been answered by it (else the row would time the fallback).
+  const env: NodeJS.ProcessEnv = benchEnv(dataDir, { AWHM_HOOK_SERVER: server ? "1" : "0", ...(server ? { AWHM_HOOK_DEBUG: "1" } : {}) })
   delete env.AWHM_HOOK_ACTIVE
   for (let i = 0; i < RUNS + 1; i++) {
     const started = process.hrtime.bigint()
@@ -98,6 +99,7 @@ const timeHook = (dataDir: string, args: ReadonlyArray<string>, input: (i: numbe
     })
     const ms = Number(process.hrtime.bigint() - started) / 1e6
     if (r.status !== 0 || String(r.stderr).includes("error")) throw new Error(`hook failed (${r.status}): ${r.stderr}`)
+    if (server && !String(r.stderr).includes("answered by the hook server")) throw new Error(`the hook server did not answer run ${i}: ${r.stderr}`)
     if (i === 0) continue // the first run warms the OS file cache (and writes the code cache)
     wall.push(ms)
     cpu.push(childCpuMs(String(r.output[3] ?? "")))
