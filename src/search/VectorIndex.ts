@@ -126,8 +126,9 @@ const PAGE = 65536
 // Scratch for reading a stored vector's float32 scale without a DataView per vector.
 const scaleBytes = new Uint8Array(4)
 const scaleFloat = new Float32Array(scaleBytes.buffer)
-// Binary searches in an image's ids after which they are put in a map.
-const MAP_AFTER_LOOKUPS = 256
+// Binary searches in an image's ids after which they are put in a map: a map costs about a decode of every id
+// (a search decodes ~log2(n)), so it pays once a process has looked up a good part of them (a warm process).
+const mapAfterLookups = (size: number): number => Math.max(256, size / 8)
 // An image's magic: "AVI1".
 const IMAGE_MAGIC = 0x31495641
 // Slack on the bound for float rounding in the bound's own arithmetic.
@@ -448,7 +449,7 @@ export class VectorIndex {
 
   /** id's row: found in the image's ids by binary search, until so many lookups that a map pays. */
   private rowOf(id: string): number | undefined {
-    if (this.base !== null && ++this.lookups > MAP_AFTER_LOOKUPS) this.materialize()
+    if (this.base !== null && ++this.lookups > mapAfterLookups(this.base.size)) this.materialize()
     if (this.base === null) return this.rows.get(id)
     const row = this.base.indexOf(id)
     return row < 0 ? undefined : row

@@ -8,7 +8,7 @@ import { RawLogLive } from "../../src/layers/RawLogLive.js"
 import { makeRetrieverLayer } from "../../src/layers/RetrieverLive.js"
 import { SessionBufferMemory } from "../../src/layers/SessionBufferMemory.js"
 import { MOCK_MODEL_ID, mockEmbedding } from "../../src/layers/EmbedderMock.js"
-import { SAVE_AFTER, storedVectors } from "../../src/layers/retriever/persist.js"
+import { SAVE_AFTER, storedVectors, writeMessageVectors } from "../../src/layers/retriever/persist.js"
 import { storedVector } from "../../src/store/compactVector.js"
 import { indexDir, purgeRetrievalIndex } from "../../src/store/indexFiles.js"
 import { GraphStore } from "../../src/services/GraphStore.js"
@@ -111,6 +111,35 @@ describe("index kept between processes", () => {
       expect(imageLength).toBe(8 + 4 * 5 + 8 + pad(8 + 2 * 4 + 2 * 4 + keyBytes) + 2 * 4 + 2 * 4 + 2 * Math.ceil(dim / 16) * 16)
       expect(rewritten.length).toBe(12 + idBytes + 4 + imageLength)
       expect(storedVectors(dir, MOCK_MODEL_ID).map(([k, v]) => [k, Array.from(v)])).toEqual(saved.map(([k, v]) => [k, Array.from(v)]))
+    })
+  )
+
+  it.scoped("a saved index whose messages all had vectors spares the check of every message, unless the vector file is gone", () =>
+    Effect.gen(function* () {
+      const dir = yield* scopedTempDir("awhm-retrieval-")
+      const texts = ["the backup bucket is s3://nightly-archive", "restores take about an hour"]
+      const embedded = (embedder: ReturnType<typeof countingEmbedder>) => embedder.calls.flat().sort()
+      const first = countingEmbedder()
+      yield* Effect.gen(function* () {
+        const log = yield* RawLog
+        for (const content of texts) yield* log.append({ sessionId: "s1", role: "user", content })
+        return yield* ask("backup bucket")
+      }).pipe(Effect.provide(processLayer(dir, first)))
+      expect(embedded(first)).toEqual(["backup bucket", ...texts].sort())
+      // The vectors as one image (as a rewrite leaves them), then a new message: only it and the query are embedded.
+      writeMessageVectors({ dataDir: dir, modelId: MOCK_MODEL_ID, stamp: 0 }, storedVectors(dir, MOCK_MODEL_ID))
+      const second = countingEmbedder()
+      const found = yield* Effect.gen(function* () {
+        yield* (yield* RawLog).append({ sessionId: "s2", role: "user", content: "the backup window moved to 3am" })
+        return yield* ask("backup window")
+      }).pipe(Effect.provide(processLayer(dir, second)))
+      expect(found).toContain("the backup window moved to 3am")
+      expect(embedded(second)).toEqual(["backup window", "the backup window moved to 3am"])
+      // The vector file removed: the saved index cannot vouch any more, so every message is embedded again.
+      fs.rmSync(path.join(indexDir(dir), "rawlog-vectors.bin"))
+      const third = countingEmbedder()
+      yield* ask("nightly archive").pipe(Effect.provide(processLayer(dir, third)))
+      expect(embedded(third)).toEqual(["nightly archive", "the backup window moved to 3am", ...texts].sort())
     })
   )
 

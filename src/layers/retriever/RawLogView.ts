@@ -56,6 +56,8 @@ interface SavedMeta {
   readonly logMark?: string | null
   /** When every session's log was last listed for it (ms since epoch). */
   readonly listedAt?: number
+  /** The model every message of the copy had a vector of in the vector file when it was saved. */
+  readonly embeddedFor?: string
 }
 
 /** Where a view stands on the raw log's change journal (saved with it; see RetrieverState). */
@@ -247,6 +249,8 @@ export class RawLogView {
   unsaved = { indexed: 0, removed: false }
   /** Vectors computed since the last save and still held (persist.ts appends them). */
   private newVectors = new Map<string, Float32Array>()
+  /** How many messages the saved copy it was restored from held. */
+  private restoredCount = 0
   /** The id of the saved copy this view was restored from or last saved as (null: none). */
   savedId: string | null = null
   /** Where the saved copy stood on the change journal (restore sets it; toBinary writes `journal`). */
@@ -254,10 +258,13 @@ export class RawLogView {
   /** Where this view stands on the change journal (the retriever keeps it; saved by toBinary). */
   journal: JournalPosition = { mark: null, listedAt: 0 }
   /**
-   * A full listing found what following the journal from the saved copy's mark would miss (the journal
-   * could not say, or a log changed that it did not name): the copy is to be saved again.
+   * The saved copy would cost the next process work this one did: a full listing found what following the
+   * journal from its mark would miss (the journal could not say, or a log changed that it did not name), or
+   * it does not say that every message has a vector when they all have. It is to be saved again.
    */
-  listingUnsaved = false
+  copyBehind = false
+  /** The model the saved copy said every message had a vector of (null: it did not say). */
+  savedEmbeddedFor: string | null = null
 
   constructor(private readonly bm25: { readonly k1?: number; readonly b?: number } = {}) {
     this.lexical = new LexicalIndex({ ...bm25, analyzer: analyze })
@@ -289,9 +296,11 @@ export class RawLogView {
         texts.push(JSON.stringify([d.timestamp, d.role, d.scope, d.content, d.author]))
       }
     }
+    const embedded = this.vectorModel !== null && this.allEmbedded(this.vectorModel)
     const meta: SavedMeta = {
       version: VIEW_VERSION, analyzer: ANALYZER_ID, k1: this.lexical.k1, b: this.lexical.b, sessions,
-      ...(id === null ? {} : { id }), logMark: this.journal.mark, listedAt: this.journal.listedAt
+      ...(id === null ? {} : { id }), logMark: this.journal.mark, listedAt: this.journal.listedAt,
+      ...(embedded ? { embeddedFor: this.vectorModel! } : {})
     }
     return packSections(VIEW_MAGIC, [
       Buffer.from(JSON.stringify(meta), "utf8"),
@@ -345,6 +354,13 @@ export class RawLogView {
     this.lexical = lexical
     this.docs.adopt(saved)
     this.sessions = marks
+    // Every saved message had a vector then (the vector file says which): only messages read since need one.
+    this.restoredCount = first
+    this.savedEmbeddedFor = typeof meta.embeddedFor === "string" ? meta.embeddedFor : null
+    if (typeof meta.embeddedFor === "string") {
+      this.vectorModel = meta.embeddedFor
+      this.unembedded = new Set()
+    }
     this.savedId = typeof meta.id === "string" ? meta.id : null
     this.savedJournal = {
       mark: typeof meta.logMark === "string" ? meta.logMark : null,
@@ -469,6 +485,18 @@ export class RawLogView {
       return
     }
     this.vectors = index
+    // Messages without a vector are listed again, unless the restored copy said all of its had one (then
+    // those read since are tracked already).
+    if (index.size < this.restoredCount) this.unembedded = null
+  }
+
+  /** Whether every message has a vector of the model (as far as the view has listed them). */
+  allEmbedded(modelId: string): boolean {
+    return this.vectorModel === modelId && this.unembedded !== null && this.unembedded.size === 0
+  }
+
+  /** Forgets which messages lack a vector (the vector file did not load: list them all again). */
+  distrustEmbedded(): void {
     this.unembedded = null
   }
 

@@ -192,11 +192,13 @@ export const loadPersistedVectors = (target: PersistTarget, view: RawLogView): v
   try {
     const buf = readFileNoFollow(vectorFile(target.dataDir))
     const file = parseVectorFile(buf, target.modelId)
-    if (file === null) return
-    view.useModel(target.modelId)
+    if (file === null) return view.distrustEmbedded()
     const image = file.image === null ? null : VectorIndex.fromImage(file.image)
-    if (file.image !== null && image === null) return
+    if (file.image !== null && image === null) return view.distrustEmbedded()
+    view.useModel(target.modelId)
+    // Without an image (an older file) it cannot vouch for what the view's copy said it held.
     if (image !== null) view.addStoredIndex(image)
+    else view.distrustEmbedded()
     const records = eachRecord(buf, file, (r) => view.addStoredVector(r.key, r.dim, r.bytes, r.at))
     // An older version, or many records since the image: rewrite as one image of the live vectors.
     if (file.version !== 3 || records > Math.max(REWRITE_AFTER, (image?.size ?? 0) / 10)) {
@@ -207,6 +209,7 @@ export const loadPersistedVectors = (target: PersistTarget, view: RawLogView): v
     }
   } catch {
     // No vectors yet: they are computed on the first semantic query.
+    view.distrustEmbedded()
   }
 }
 
@@ -216,8 +219,12 @@ export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsCh
     const id = randomBytes(8).toString("hex")
     const data = view.toBinary(id)
     const pending = vectorsChanged ? view.takeNewVectors() : []
+    // The vectors first: the view's copy may say every message has one in the file.
     const written = writeIndexUnlessDeleted(target.dataDir, target.stamp, () => {
+      appendVectors()
       replaceIndexFile(viewFile(target.dataDir), data)
+    })
+    function appendVectors(): void {
       if (pending.length === 0) return
       const file = vectorFile(target.dataDir)
       const expected = header(target.modelId)
@@ -233,14 +240,17 @@ export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsCh
       } catch {
         fresh = true
       }
-      if (fresh) replaceIndexFile(file, vectorFileBytes(target.modelId, null, encodeRecords(pending)))
+      // A missing or foreign file: all the live vectors, not only the new ones.
+      const live = (): Array<readonly [string, Float32Array]> => [...(view.vectors?.entries() ?? [])].filter(([key]) => view.docs.has(key))
+      if (fresh) replaceIndexFile(file, vectorFileBytes(target.modelId, null, encodeRecords(live())))
       else appendNoFollow(file, encodeRecords(pending))
-    })
+    }
     if (written) {
       view.unsaved = { indexed: 0, removed: false }
       view.savedId = id
       view.savedJournal = view.journal
-      view.listingUnsaved = false
+      view.savedEmbeddedFor = view.vectorModel !== null && view.allEmbedded(view.vectorModel) ? view.vectorModel : null
+      view.copyBehind = false
     }
     return null
   } catch (e) {

@@ -173,8 +173,8 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
       }
       rawView.journal = { mark: changes.mark, listedAt: full ? now : rawView.journal.listedAt }
       if (full && persistTarget !== null && state.restored) {
-        if (unnamed) rawView.listingUnsaved = true
-        else if (rawView.savedId !== null && !rawView.listingUnsaved) noteListed(persistTarget, rawView.savedId, now)
+        if (unnamed) rawView.copyBehind = true
+        else if (rawView.savedId !== null && !rawView.copyBehind) noteListed(persistTarget, rawView.savedId, now)
       }
       return true
     })
@@ -184,6 +184,8 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
       if (!state.vectorsLoaded && state.restored && persistTarget !== null) loadPersistedVectors(persistTarget, rawView)
       state.vectorsLoaded = true
       const missing = rawView.missingVectors(embedder.modelId)
+      // A saved copy that will say every message has a vector spares the next process this check.
+      if (missing.length === 0 && state.restored && rawView.savedEmbeddedFor !== embedder.modelId) rawView.copyBehind = true
       if (missing.length === 0) return false
       if (missing.length >= EMBED_NOTICE_AT) warn(`awhm: indexing ${missing.length} logged messages for semantic search (once)`)
       const vectors = yield* embedOrWarn(missing.map((d) => d.content))
@@ -254,7 +256,7 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
           )
         )
         yield* reinforce(outcome.returnedNodes, now)
-        if (persistTarget !== null && (worthSaving(rawView.unsaved) || rawView.listingUnsaved || vectorsChanged)) {
+        if (persistTarget !== null && (worthSaving(rawView.unsaved) || rawView.copyBehind || vectorsChanged)) {
           const failure = savePersisted(persistTarget, rawView, vectorsChanged)
           if (failure !== null && !noteUnsaved("the retrieval index", failure)) {
             warn(`awhm: could not save the retrieval index (${errorCode(failure) ?? "write failed"}); it is rebuilt next time`)
