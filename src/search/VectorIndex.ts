@@ -11,7 +11,7 @@
 // keeps a float32 copy for pass 2; a vector given in its stored compact form (int8 with a scale,
 // src/store/compactVector.ts) is held as those bytes only, and is exact as it is (no residual).
 
-import { int32Bytes, int32View, packSections, StringTable, unpackSections } from "./binaryImage.js"
+import { headLength, int32Bytes, int32View, packSections, type ReadAt, sectionLayout, StringTable, unpackSections } from "./binaryImage.js"
 
 export interface VectorHit {
   readonly id: string
@@ -299,6 +299,31 @@ export class VectorIndex {
   static fromImage(bytes: Uint8Array): VectorIndex | null {
     const sections = unpackSections(bytes, IMAGE_MAGIC, 5)
     if (sections === null) return null
+    const matrix = sections[4]!
+    return VectorIndex.fromParts(sections, matrix.length, (into) => {
+      into.set(matrix)
+      return true
+    })
+  }
+
+  /**
+   * An index from a toImage image of `length` bytes at `at` in a file: its rows are read straight into the
+   * index's memory (no copy of them on the JavaScript heap); null when the bytes there are not one.
+   */
+  static readImage(read: ReadAt, at: number, length: number): VectorIndex | null {
+    const head = new Uint8Array(headLength(5))
+    if (read(head, at) !== head.length) return null
+    const layout = sectionLayout(head, IMAGE_MAGIC, 5)
+    if (layout === null || layout.total !== length) return null
+    // Everything before the rows (head, ids, scales, squares) in one read.
+    const before = new Uint8Array(layout.starts[4]!)
+    if (read(before, at) !== before.length) return null
+    const sections = layout.starts.slice(0, 4).map((start, i) => before.subarray(start, start + layout.lengths[i]!))
+    return VectorIndex.fromParts(sections, layout.lengths[4]!, (into) => read(into, at + layout.starts[4]!) === into.length)
+  }
+
+  /** An index from an image's first four sections; `fillRows` puts its int8 rows (`rowBytes` of them) in place. */
+  private static fromParts(sections: ReadonlyArray<Uint8Array>, rowBytes: number, fillRows: (into: Uint8Array) => boolean): VectorIndex | null {
     const head = int32View(sections[0]!)
     const ids = StringTable.decode(sections[1]!)
     const squares = int32View(sections[3]!)
@@ -308,9 +333,9 @@ export class VectorIndex {
     const scaleBytes = sections[2]!
     const scales = new Float32Array(scaleBytes.buffer, scaleBytes.byteOffset, scaleBytes.length / 4)
     const index = new VectorIndex(dim)
-    if (scaleBytes.length !== 4 * n || sections[4]!.length !== n * index.stride) return null
+    if (scaleBytes.length !== 4 * n || rowBytes !== n * index.stride) return null
     if (n > index.capacity) index.reserve(n)
-    new Uint8Array(index.memory.buffer, index.i8At, sections[4]!.length).set(sections[4]!)
+    if (!fillRows(new Uint8Array(index.memory.buffer, index.i8At, rowBytes))) return null
     for (let r = 0; r < n; r++) {
       const scale = scales[r]!
       if (!Number.isFinite(scale)) return null

@@ -1,6 +1,7 @@
 // Flat binary images that open without a rebuild: a magic, a section count, each section's byte length,
 // then the sections, each starting on a 4-byte boundary so int32 sections are read in place (views into
 // the file's bytes, not copies). Native byte order, as the typed arrays that read them.
+import * as fs from "node:fs"
 
 /** Sections behind a magic, each padded to 4 bytes. */
 export const packSections = (magic: number, sections: ReadonlyArray<Uint8Array>): Uint8Array => {
@@ -20,24 +21,56 @@ export const packSections = (magic: number, sections: ReadonlyArray<Uint8Array>)
   return out
 }
 
+/** The length of a packSections image's head (magic, count, lengths): what sectionLayout reads. */
+export const headLength = (count: number): number => 8 + 4 * count
+
+/** Where a packSections image's sections start and how long they are, from its head; null when it does not fit. */
+export interface SectionLayout {
+  readonly starts: ReadonlyArray<number>
+  readonly lengths: ReadonlyArray<number>
+  /** The whole image's length. */
+  readonly total: number
+}
+
+export const sectionLayout = (head: Uint8Array, magic: number, count: number): SectionLayout | null => {
+  if (head.length < headLength(count)) return null
+  const view = new DataView(head.buffer, head.byteOffset, head.byteLength)
+  if (view.getUint32(0, true) !== magic || view.getUint32(4, true) !== count) return null
+  const starts: Array<number> = []
+  const lengths: Array<number> = []
+  let at = headLength(count)
+  for (let i = 0; i < count; i++) {
+    const len = view.getUint32(8 + 4 * i, true)
+    starts.push(at)
+    lengths.push(len)
+    at += len + ((4 - (len % 4)) % 4)
+  }
+  return { starts, lengths, total: at }
+}
+
 /**
  * The sections of a packSections image (views into `bytes`, copied once when `bytes` is not 4-byte
  * aligned), or null when the magic, the count or the lengths do not fit.
  */
 export const unpackSections = (input: Uint8Array, magic: number, count: number): Array<Uint8Array> | null => {
   const bytes = input.byteOffset % 4 === 0 ? input : Uint8Array.prototype.slice.call(input)
-  if (bytes.length < 8 + 4 * count) return null
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  if (view.getUint32(0, true) !== magic || view.getUint32(4, true) !== count) return null
-  const out: Array<Uint8Array> = []
-  let at = 8 + 4 * count
-  for (let i = 0; i < count; i++) {
-    const len = view.getUint32(8 + 4 * i, true)
-    if (at + len > bytes.length) return null
-    out.push(bytes.subarray(at, at + len))
-    at += len + ((4 - (len % 4)) % 4)
+  const layout = sectionLayout(bytes, magic, count)
+  if (layout === null || layout.total !== bytes.length) return null
+  return layout.starts.map((start, i) => bytes.subarray(start, start + layout.lengths[i]!))
+}
+
+/** Reads bytes of a file at a position into `into`; gives how many it read (fewer at its end). */
+export type ReadAt = (into: Uint8Array, position: number) => number
+
+/** A ReadAt over an open file descriptor. */
+export const readAtFd = (fd: number): ReadAt => (into, position) => {
+  let got = 0
+  while (got < into.length) {
+    const n = fs.readSync(fd, into, got, into.length - got, position + got)
+    if (n === 0) break
+    got += n
   }
-  return at === bytes.length ? out : null
+  return got
 }
 
 /** An int32 section as bytes. */

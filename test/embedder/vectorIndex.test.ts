@@ -181,6 +181,28 @@ describe("VectorIndex", () => {
       expect(VectorIndex.fromImage(odd.subarray(1))!.search(unit(mulberry32(1), 384), 5)).toEqual(index.search(unit(mulberry32(1), 384), 5))
     })
 
+    it("reads an image from within a file straight into its memory (readImage), and refuses a cut or shifted one", () => {
+      const { index, rand } = build(1500, 384, 5)
+      const image = index.toImage()!
+      const file = new Uint8Array(3 + image.length + 5)
+      file.set(image, 3)
+      const read = (into: Uint8Array, position: number) => {
+        const part = file.subarray(position, position + into.length)
+        into.set(part)
+        return part.length
+      }
+      const opened = VectorIndex.readImage(read, 3, image.length)!
+      const query = unit(rand, 384)
+      expect(opened.search(query, 10)).toEqual(index.search(query, 10))
+      expect([...opened.entries()].map(([id, v]) => [id, Array.from(v)])).toEqual([...index.entries()].map(([id, v]) => [id, Array.from(v)]))
+      expect(Buffer.from(opened.toImage()!).equals(Buffer.from(image))).toBe(true)
+      // A length other than the image's, a place that is not its start, a file cut inside its rows.
+      expect(VectorIndex.readImage(read, 3, image.length - 1)).toBeNull()
+      expect(VectorIndex.readImage(read, 4, image.length)).toBeNull()
+      const cut = (into: Uint8Array, position: number) => read(into.subarray(0, Math.max(0, Math.min(into.length, 3 + image.length - 100 - position))), position)
+      expect(VectorIndex.readImage(cut, 3, image.length)).toBeNull()
+    })
+
     it("takes changes after opening as the index it was made from does (many lookups move its ids into a map)", () => {
       const { index, rand } = build(600, 16, 11)
       const opened = VectorIndex.fromImage(index.toImage()!)!

@@ -2,13 +2,14 @@
 // retrieval index (index/graph-vectors.bin) so a new process opens them without reading every row. Both
 // know the `vectors_version` they reflect and follow the vector_changes log (migration 0005) from there:
 // a writer's change costs readers the rows it changed, not all of them.
+import * as fs from "node:fs"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 import { isCompact } from "../../store/compactVector.js"
 import { withFileLock } from "../../store/fileLock.js"
 import { graphVectorsFile, indexLock, replaceIndexFile } from "../../store/indexFiles.js"
-import { readFileNoFollow } from "../../store/noFollow.js"
-import { packSections, unpackSections } from "../../search/binaryImage.js"
+import { READ_NOFOLLOW } from "../../store/noFollow.js"
+import { headLength, packSections, readAtFd, sectionLayout } from "../../search/binaryImage.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
 import { rowVector } from "./rows.js"
 
@@ -39,14 +40,25 @@ interface Meta {
 // "AGV1": a meta section (JSON) and the VectorIndex image.
 const MAGIC = 0x31564741
 
+// The image's rows are read straight into the index's memory (the file is not read whole first).
 const readImage = (file: string): Held | null => {
   try {
-    const sections = unpackSections(readFileNoFollow(file), MAGIC, 2)
-    if (sections === null) return null
-    const meta = JSON.parse(Buffer.from(sections[0]!).toString("utf8")) as Meta
-    if (typeof meta.version !== "number" || (meta.lastChange !== null && typeof meta.lastChange !== "string")) return null
-    const index = VectorIndex.fromImage(sections[1]!)
-    return index === null ? null : { version: meta.version, lastChange: meta.lastChange, modelId: meta.modelId ?? null, index }
+    const fd = fs.openSync(file, READ_NOFOLLOW)
+    try {
+      const read = readAtFd(fd)
+      const head = new Uint8Array(headLength(2))
+      if (read(head, 0) !== head.length) return null
+      const layout = sectionLayout(head, MAGIC, 2)
+      if (layout === null || layout.total !== fs.fstatSync(fd).size) return null
+      const metaBytes = new Uint8Array(layout.lengths[0]!)
+      if (read(metaBytes, layout.starts[0]!) !== metaBytes.length) return null
+      const meta = JSON.parse(Buffer.from(metaBytes).toString("utf8")) as Meta
+      if (typeof meta.version !== "number" || (meta.lastChange !== null && typeof meta.lastChange !== "string")) return null
+      const index = VectorIndex.readImage(read, layout.starts[1]!, layout.lengths[1]!)
+      return index === null ? null : { version: meta.version, lastChange: meta.lastChange, modelId: meta.modelId ?? null, index }
+    } finally {
+      fs.closeSync(fd)
+    }
   } catch {
     return null
   }

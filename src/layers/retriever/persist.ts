@@ -7,6 +7,7 @@ import * as path from "node:path"
 import { indexDir, replaceIndexFile, writeIndexUnlessDeleted } from "../../store/indexFiles.js"
 import { compactLength, decodeVector, encodeVector } from "../../store/compactVector.js"
 import { appendNoFollow, READ_NOFOLLOW, readFileNoFollow } from "../../store/noFollow.js"
+import { readAtFd } from "../../search/binaryImage.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
 import type { RawLogView } from "./RawLogView.js"
 
@@ -105,36 +106,62 @@ interface StoredRecord {
   readonly at: number
 }
 
-/** A vector file of the model, read: its version, its image's bytes (a view) and where the records begin. */
+/** A vector file of the model, opened: its version, its image (read straight into an index) and its records' bytes. */
 interface VectorFile {
   readonly version: 1 | 2 | 3
-  readonly image: Uint8Array | null
-  readonly recordsAt: number
+  /** The image (null: none; "damaged": there, but not one). */
+  readonly image: VectorIndex | null | "damaged"
+  readonly records: Buffer
 }
 
-/** The parts of a vector file, or null when it is another model's or damaged. */
-const parseVectorFile = (buf: Buffer, modelId: string): VectorFile | null => {
-  const magic = buf.length < 12 ? "" : buf.toString("latin1", 0, 8)
-  const version = magic === MAGIC ? 3 : magic === MAGIC_COMPACT ? 2 : magic === MAGIC_FLOAT32 ? 1 : null
-  if (version === null) return null
-  const idLen = buf.readUInt32LE(8)
-  if (12 + idLen > buf.length || buf.toString("utf8", 12, 12 + idLen) !== modelId) return null
-  if (version !== 3) return { version, image: null, recordsAt: 12 + idLen }
-  const at = 12 + idLen + ((4 - (idLen % 4)) % 4)
-  if (at + 4 > buf.length) return null
-  const imageLen = buf.readUInt32LE(at)
-  if (at + 4 + imageLen > buf.length) return null
-  return { version, image: imageLen === 0 ? null : buf.subarray(at + 4, at + 4 + imageLen), recordsAt: at + 4 + imageLen }
+// The head of a vector file is read in one go of at most this many bytes (a longer model id reads as another model's).
+const HEAD_READ = 4096
+
+/** The parts of a vector file, or null when there is none, or it is another model's or damaged. */
+const readVectorFile = (dataDir: string, modelId: string): VectorFile | null => {
+  let fd: number
+  try {
+    fd = fs.openSync(vectorFile(dataDir), READ_NOFOLLOW)
+  } catch {
+    return null
+  }
+  try {
+    const size = fs.fstatSync(fd).size
+    const read = readAtFd(fd)
+    const head = Buffer.alloc(Math.min(size, HEAD_READ))
+    if (read(head, 0) !== head.length) return null
+    const magic = head.length < 12 ? "" : head.toString("latin1", 0, 8)
+    const version = magic === MAGIC ? 3 : magic === MAGIC_COMPACT ? 2 : magic === MAGIC_FLOAT32 ? 1 : null
+    if (version === null) return null
+    const idLen = head.readUInt32LE(8)
+    if (12 + idLen > head.length || head.toString("utf8", 12, 12 + idLen) !== modelId) return null
+    let recordsAt = 12 + idLen
+    let image: VectorIndex | null | "damaged" = null
+    if (version === 3) {
+      const at = 12 + idLen + ((4 - (idLen % 4)) % 4)
+      if (at + 4 > head.length) return null
+      const imageLen = head.readUInt32LE(at)
+      if (at + 4 + imageLen > size) return null
+      if (imageLen > 0) image = VectorIndex.readImage(read, at + 4, imageLen) ?? "damaged"
+      recordsAt = at + 4 + imageLen
+    }
+    const records = Buffer.alloc(size - recordsAt)
+    read(records, recordsAt)
+    return { version, image, records }
+  } finally {
+    fs.closeSync(fd)
+  }
 }
 
 /**
- * Visits the records of a vector file in order (dead ones included; each points into `buf`); gives their
- * number (a torn last record, from a writer that died mid-append, ends them).
+ * Visits the records of a vector file in order (dead ones included; each points into its bytes); gives
+ * their number (a torn last record, from a writer that died mid-append, ends them).
  */
-const eachRecord = (buf: Buffer, file: VectorFile, visit: (r: StoredRecord) => void): number => {
+const eachRecord = (file: VectorFile, visit: (r: StoredRecord) => void): number => {
+  const buf = file.records
   const float32 = file.version === 1
   let count = 0
-  let at = file.recordsAt
+  let at = 0
   while (at + 8 <= buf.length) {
     const kLen = buf.readUInt32LE(at)
     const dim = buf.readUInt32LE(at + 4)
@@ -152,11 +179,10 @@ const eachRecord = (buf: Buffer, file: VectorFile, visit: (r: StoredRecord) => v
 /** Every message vector the cache holds for a model, dead records included (audits and tests read it). */
 export const storedVectors = (dataDir: string, modelId: string): ReadonlyArray<readonly [string, Float32Array]> => {
   try {
-    const buf = fs.readFileSync(vectorFile(dataDir))
-    const file = parseVectorFile(buf, modelId)
+    const file = readVectorFile(dataDir, modelId)
     if (file === null) return []
-    const out: Array<readonly [string, Float32Array]> = file.image === null ? [] : [...(VectorIndex.fromImage(file.image)?.entries() ?? [])]
-    eachRecord(buf, file, (r) => out.push([r.key, decodeVector(r.bytes.subarray(r.at, r.at + compactLength(r.dim)), r.dim)!]))
+    const out: Array<readonly [string, Float32Array]> = typeof file.image === "object" && file.image !== null ? [...file.image.entries()] : []
+    eachRecord(file, (r) => out.push([r.key, decodeVector(r.bytes.subarray(r.at, r.at + compactLength(r.dim)), r.dim)!]))
     return out
   } catch {
     return []
@@ -190,16 +216,14 @@ const REWRITE_AFTER = 1_000
 /** Adds the stored message vectors of the target's model to the view (after loadPersisted). */
 export const loadPersistedVectors = (target: PersistTarget, view: RawLogView): void => {
   try {
-    const buf = readFileNoFollow(vectorFile(target.dataDir))
-    const file = parseVectorFile(buf, target.modelId)
-    if (file === null) return view.distrustEmbedded()
-    const image = file.image === null ? null : VectorIndex.fromImage(file.image)
-    if (file.image !== null && image === null) return view.distrustEmbedded()
+    const file = readVectorFile(target.dataDir, target.modelId)
+    if (file === null || file.image === "damaged") return view.distrustEmbedded()
+    const image = file.image
     view.useModel(target.modelId)
     // Without an image (an older file) it cannot vouch for what the view's copy said it held.
     if (image !== null) view.addStoredIndex(image)
     else view.distrustEmbedded()
-    const records = eachRecord(buf, file, (r) => view.addStoredVector(r.key, r.dim, r.bytes, r.at))
+    const records = eachRecord(file, (r) => view.addStoredVector(r.key, r.dim, r.bytes, r.at))
     // An older version, or many records since the image: rewrite as one image of the live vectors.
     if (file.version !== 3 || records > Math.max(REWRITE_AFTER, (image?.size ?? 0) / 10)) {
       const live = view.vectors?.toImage((key) => view.docs.has(key)) ?? null
