@@ -46,7 +46,11 @@ const fnv1a = (s: string): string => {
   return `${s.length}:${(h >>> 0).toString(36)}`
 }
 
-/** The filter as a WHERE fragment over `nodes n`, with its parameters. */
+/**
+ * The filter as a WHERE fragment over `nodes n`, with its parameters. It narrows candidates found otherwise
+ * (by id, by rowid), so `+n.status` keeps SQLite's planner off the status index: "status = 'active'" holds for
+ * nearly every node, and scanning them all took ~90 ms at 100k nodes where the ids take ~1 ms.
+ */
 export const filterSql = (f: NodeFilter): { readonly where: string; readonly params: Array<string> } => {
   const parts: Array<string> = []
   const params: Array<string> = []
@@ -58,7 +62,7 @@ export const filterSql = (f: NodeFilter): { readonly where: string; readonly par
     parts.push("n.window_start <= ? AND (n.valid_to IS NULL OR ? < n.valid_to)")
     params.push(f.asOf, f.asOf)
   } else if (!f.includeHistory) {
-    parts.push("n.status = 'active' AND n.window_start <= ? AND (n.valid_to IS NULL OR ? < n.valid_to)")
+    parts.push("+n.status = 'active' AND n.window_start <= ? AND (n.valid_to IS NULL OR ? < n.valid_to)")
     params.push(f.now, f.now)
   }
   return { where: parts.length === 0 ? "1" : parts.join(" AND "), params }
