@@ -1,9 +1,10 @@
-import Database from "better-sqlite3"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import type { NodeFilter } from "../../src/domain/nodeFilter.js"
 import { openGraphStoreFile } from "../../src/layers/graph/openStore.js"
 import { filterSql } from "../../src/layers/graph/sqliteSearch.js"
-import type { NodeFilter } from "../../src/domain/nodeFilter.js"
 import { dataPaths } from "../../src/store/paths.js"
 import { scopedTempDir } from "../support/cli.js"
 import { plainNode } from "../support/graphFixtures.js"
@@ -16,22 +17,19 @@ describe("SQLite store query plans", () => {
       const dir = yield* scopedTempDir("awhm-plan-")
       const store = yield* openGraphStoreFile("sqlite", dir)
       yield* store.commit({ upsertNodes: [plainNode("a"), plainNode("b")] })
-      const db = new Database(dataPaths(dir).graphSqlite, { readonly: true })
-      try {
-        const now = "2026-12-01T00:00:00.000Z"
-        const plan = (filter: NodeFilter) => {
-          const { where, params } = filterSql(filter)
-          // As many ids as a query's candidates (preselect: 200).
-          const ids = Array.from({ length: 200 }, (_, i) => `n${i}`)
-          const rows = db.prepare(`EXPLAIN QUERY PLAN SELECT n.id FROM nodes n WHERE n.id IN (${ids.map(() => "?").join(", ")}) AND ${where}`).all(...ids, ...params)
-          return (rows as Array<{ detail: string }>).map((r) => r.detail)
-        }
-        expect(plan({ asOf: null, includeHistory: false, now, scope: null })).toEqual(["SEARCH n USING INDEX sqlite_autoindex_nodes_1 (id=?)"])
-        expect(plan({ asOf: null, includeHistory: false, now, scope: "team" })).toEqual(["SEARCH n USING INDEX sqlite_autoindex_nodes_1 (id=?)"])
-        expect(plan({ asOf: now, includeHistory: false, now, scope: null })).toEqual(["SEARCH n USING INDEX sqlite_autoindex_nodes_1 (id=?)"])
-      } finally {
-        db.close()
+      const sql = yield* SqliteClient.make({ filename: dataPaths(dir).graphSqlite }).pipe(Effect.provide(Reactivity.layer))
+      const now = "2026-12-01T00:00:00.000Z"
+      // As many ids as a query's candidates (preselect: 200).
+      const ids = Array.from({ length: 200 }, (_, i) => `n${i}`)
+      const plan = (filter: NodeFilter) => {
+        const { where, params } = filterSql(filter)
+        const query = `EXPLAIN QUERY PLAN SELECT n.id FROM nodes n WHERE n.id IN (${ids.map(() => "?").join(", ")}) AND ${where}`
+        return Effect.map(sql.unsafe<{ detail: string }>(query, [...ids, ...params]), (rows) => rows.map((r) => r.detail))
       }
+      const byKey = ["SEARCH n USING INDEX sqlite_autoindex_nodes_1 (id=?)"]
+      expect(yield* plan({ asOf: null, includeHistory: false, now, scope: null })).toEqual(byKey)
+      expect(yield* plan({ asOf: null, includeHistory: false, now, scope: "team" })).toEqual(byKey)
+      expect(yield* plan({ asOf: now, includeHistory: false, now, scope: null })).toEqual(byKey)
     })
   )
 })
