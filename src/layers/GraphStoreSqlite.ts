@@ -23,7 +23,7 @@ import { readReferenceSqlite, referenceBackupPath, takeReferenceSqlite } from ".
 import { corruptGraph } from "./graph/corrupt.js"
 import { readJsonGraphFile } from "./graph/jsonFile.js"
 import { graphMigrations, latestGraphMigration } from "./graph/migrations/index.js"
-import { decodeRowNode, nodeToRow } from "../store/graphSerialization.js"
+import { decodeRowNode } from "../store/graphSerialization.js"
 import { anyTerm, filteredVectorTopK, filterSql, indexColumns, preselect } from "./graph/sqliteSearch.js"
 import { asStored, chunks, rowVectors, sourceRows, vectorBytes } from "./graph/rows.js"
 import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
@@ -33,6 +33,7 @@ import { indexedText } from "../search/indexedText.js"
 import { FORM, FORM_END, firstForms, lookupKeys } from "../text/lookupKeys.js"
 import { withPending } from "./graph/accessCounts.js"
 import { makeVectorSource, vectorImageFiles, type VectorImageFiles } from "./graph/sqliteVectors.js"
+import { nodeRowData, type NodeColumns, withRowColumns } from "./graph/sqliteRow.js"
 
 export interface SqliteStoreOptions {
   /** The database file (`<data-dir>/graph/memory_graph.sqlite`). */
@@ -106,8 +107,8 @@ const removeShmStub = (file: string): void => {
 
 const sameKeys = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => a.length === b.length && a.every((k, i) => k === b[i])
 
-interface NodeRow {
-  readonly id: string
+/** A nodes row as read back: its JSON and the columns that JSON leaves out (graph/sqliteRow). */
+interface NodeRow extends NodeColumns {
   readonly data: string
 }
 
@@ -225,6 +226,15 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       sql`PRAGMA synchronous = NORMAL`
     ]).pipe(Effect.mapError(fail("open")))
 
+    // What a node read selects: its JSON and the columns the JSON leaves out (graph/sqliteRow).
+    const rowColumns = sql.literal("id, data, access_count, canonical_key, window_start")
+    const nRowColumns = sql.literal("n.id, n.data, n.access_count, n.canonical_key, n.window_start")
+    // The embedding model rows leave out (migration 0006): read once the migrations ran, before any row.
+    let rowModel: string | null = null
+    const readRowModel = Effect.map(sql<{ value: string }>`SELECT value FROM meta WHERE key = 'row_embed_model'`, ([row]) => {
+      rowModel = row?.value ?? null
+    })
+
     // ---- writes (always inside an immediate transaction) ----
 
     /** The nodes' lookup keys (text/lookupKeys), rewritten only for a node whose keys changed. */
@@ -261,7 +271,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
             )
             const rows = chunk.map((n, i) => ({
               id: n.id,
-              data: JSON.stringify(nodeToRow(n)),
+              data: nodeRowData(n, rowModel),
               status: n.status,
               canonical_key: n.canonicalKey,
               ...indexed[i]!.columns
@@ -359,7 +369,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         try: () => {
           const nodes = new Map<string, MemoryNode>()
           for (const row of rows) {
-            const decoded = decodeRowNode(JSON.parse(row.data), vectors?.get(row.id) ?? null)
+            const decoded = decodeRowNode(withRowColumns(JSON.parse(row.data), row, rowModel), vectors?.get(row.id) ?? null)
             if (Either.isLeft(decoded)) throw corruptGraph(file, `row ${row.id}: ${decoded.left}`, snapshotsDir)
             nodes.set(row.id, decoded.right)
           }
@@ -381,7 +391,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         const vectors = withEmbeddings
           ? vectorsById(yield* sql<VectorColumns & { node_id: string }>`SELECT node_id, embedding, embed_dim FROM node_vectors`)
           : null
-        const rows = yield* sql<NodeRow>`SELECT id, data FROM nodes ORDER BY rowid`
+        const rows = yield* sql<NodeRow>`SELECT ${rowColumns} FROM nodes ORDER BY rowid`
         const nodes = yield* decodeRows(rows, vectors)
         const edges = yield* readEdges
         return { nodes, edges } satisfies Graph
@@ -433,7 +443,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
     const indexExistingRows = Effect.gen(function* () {
       const [state] = yield* sql<{ value: string }>`SELECT value FROM meta WHERE key = 'search_index'`
       if (state?.value === "ready") return
-      const rows = yield* sql<NodeRow & { rid: number }>`SELECT rowid AS rid, id, data FROM nodes ORDER BY rowid`
+      const rows = yield* sql<NodeRow & { rid: number }>`SELECT rowid AS rid, ${rowColumns} FROM nodes ORDER BY rowid`
       const nodes = yield* decodeRows(rows, null)
       for (const part of chunks(rows, 200)) {
         const done = part.map((r) => ({ rid: r.rid, ...indexColumns(nodes.get(r.id)!) }))
@@ -453,7 +463,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       const [state] = yield* sql<{ value: string }>`SELECT value FROM meta WHERE key = 'lookup_keys'`
       if (state?.value === "ready") return
       for (let after = 0; ; ) {
-        const rows = yield* sql<NodeRow & { rid: number }>`SELECT rowid AS rid, id, data FROM nodes WHERE rowid > ${after}
+        const rows = yield* sql<NodeRow & { rid: number }>`SELECT rowid AS rid, ${rowColumns} FROM nodes WHERE rowid > ${after}
           ORDER BY rowid LIMIT 1000`
         if (rows.length === 0) break
         after = rows[rows.length - 1]!.rid
@@ -482,6 +492,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       yield* withImmediate(
         Effect.gen(function* () {
           yield* Migrator.make({})({ loader: graphMigrations }).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+          yield* readRowModel
           yield* indexExistingRows
           yield* keyExistingRows
           const done = yield* sql<{ value: string }>`SELECT value FROM meta WHERE key = 'json_import_done'`
@@ -505,7 +516,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
           yield* sql`INSERT OR REPLACE INTO meta (key, value) VALUES ('json_import_done', ${new Date().toISOString()})`
         })
       ).pipe(Effect.mapError(fail("open")))
-    }
+    } else yield* readRowModel.pipe(Effect.mapError(fail("open")))
 
     const readTransaction = <A, E, R>(body: Effect.Effect<A, E, R>) => sql.withTransaction(body)
 
@@ -519,7 +530,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       Effect.gen(function* () {
         const found = new Map<string, MemoryNode>()
         for (const chunk of chunks([...new Set(ids)])) {
-          const rows = yield* sql<NodeRow & VectorColumns>`SELECT n.id, n.data, v.embedding, v.embed_dim FROM nodes n
+          const rows = yield* sql<NodeRow & VectorColumns>`SELECT ${nRowColumns}, v.embedding, v.embed_dim FROM nodes n
             LEFT JOIN node_vectors v ON v.node_id = n.id WHERE n.id IN ${sql.in(chunk)}`
           for (const [id, n] of yield* decodeRows(rows, vectorsById(rows.map((r) => ({ ...r, node_id: r.id }))))) found.set(id, n)
         }

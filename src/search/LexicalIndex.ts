@@ -7,7 +7,8 @@ export interface LexicalHit {
 }
 
 const EMPTY = new Int32Array(0)
-const IMAGE_MAGIC = 0x32584c41 // "ALX2"
+// "ALX3". ALX2 stored each document's terms as well, and postings as (slot, tf) pairs: its images are rebuilt.
+const IMAGE_MAGIC = 0x33584c41
 
 export interface LexicalIndexOptions {
   readonly k1?: number
@@ -23,12 +24,48 @@ export interface LexicalIndexOptions {
 interface Base {
   readonly keys: StringTable
   readonly terms: StringTable
-  /** Term t's postings [slot, tf, ...] are post[postFrom[t] .. postFrom[t + 1]). */
+  /**
+   * Term t's postings are post[postFrom[t] .. postFrom[t + 1]): its documents' slots in ascending order, each
+   * as many times as the term occurs in it (nearly every tf is 1: half the bytes of (slot, tf) pairs).
+   */
   readonly postFrom: Int32Array
   readonly post: Int32Array
-  /** Slot d's terms [termId, tf, ...] are pairs[from[d] .. from[d + 1]). */
+}
+
+/** Each base slot's terms, for a removal or a rewrite: slot d's [termId, tf, ...] are pairs[from[d] .. from[d + 1]). */
+interface ForwardIndex {
   readonly from: Int32Array
   readonly pairs: Int32Array
+}
+
+/**
+ * The postings turned around (one pass over them): what a removal needs and the image no longer stores (it
+ * would cost as many bytes as the postings).
+ */
+const forwardOf = (base: Base, slots: number): ForwardIndex => {
+  const { postFrom, post } = base
+  const from = new Int32Array(slots + 1)
+  const eachRun = (visit: (t: number, slot: number, tf: number) => void) => {
+    for (let t = 0; t + 1 < postFrom.length; t++) {
+      const end = postFrom[t + 1]!
+      for (let i = postFrom[t]!; i < end; ) {
+        const slot = post[i]!
+        let j = i + 1
+        while (j < end && post[j] === slot) j++
+        if (slot >= 0 && slot < slots) visit(t, slot, j - i)
+        i = j
+      }
+    }
+  }
+  eachRun((_t, slot) => (from[slot + 1]! += 2))
+  for (let d = 0; d < slots; d++) from[d + 1]! += from[d]!
+  const pairs = new Int32Array(from[slots]!)
+  const cursor = from.slice(0, slots)
+  eachRun((t, slot, tf) => {
+    pairs[cursor[slot]!++] = t
+    pairs[cursor[slot]!++] = tf
+  })
+  return { from, pairs }
 }
 
 /**
@@ -43,6 +80,8 @@ export class LexicalIndex {
   readonly b: number
   private readonly analyzer: (text: string) => Array<string>
   private base: Base | null = null
+  /** The base's terms per slot, built when first needed (forwardOf). */
+  private forward: ForwardIndex | null = null
   /** Terms not in the base, by id (ids from base.terms.size on). */
   private readonly termIds = new Map<string, number>()
   private readonly termNames: Array<string> = []
@@ -150,22 +189,33 @@ export class LexicalIndex {
     const norm1 = (k1 * this.b) / avg
     // After a compaction the base's term ids stay but its postings are no longer searched.
     const base = this.baseSlots > 0 ? this.base : null
+    const add = (slot: number, tf: number, idf: number) => {
+      const s = (idf * tf * (k1 + 1)) / (tf + norm0 + norm1 * lengthOf[slot]!)
+      if (scores[slot] === 0) touched[nTouched++] = slot
+      scores[slot] = scores[slot]! + s
+    }
     // Adds one term's postings [slot, tf, slot, tf, ...] in list[start, end) to the scores.
     const score = (list: ArrayLike<number>, start: number, end: number, idf: number) => {
       for (let i = start; i < end; i += 2) {
         const slot = list[i]!
-        if (removedAt[slot] === 1) continue
-        const tf = list[i + 1]!
-        const s = (idf * tf * (k1 + 1)) / (tf + norm0 + norm1 * lengthOf[slot]!)
-        if (scores[slot] === 0) touched[nTouched++] = slot
-        scores[slot] = scores[slot]! + s
+        if (removedAt[slot] === 0) add(slot, list[i + 1]!, idf)
+      }
+    }
+    // The same for an image's postings (each slot repeated tf times, Base.post).
+    const scoreRuns = (list: Int32Array, start: number, end: number, idf: number) => {
+      for (let i = start; i < end; ) {
+        const slot = list[i]!
+        let j = i + 1
+        while (j < end && list[j] === slot) j++
+        if (removedAt[slot] === 0) add(slot, j - i, idf)
+        i = j
       }
     }
     for (const id of terms) {
       const df = this.df[id]!
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
       // Postings read from an image come first, then those added since.
-      if (base !== null && id < base.terms.size) score(base.post, base.postFrom[id]!, base.postFrom[id + 1]!, idf)
+      if (base !== null && id < base.terms.size) scoreRuns(base.post, base.postFrom[id]!, base.postFrom[id + 1]!, idf)
       const list = this.postings[id]
       if (list !== undefined) score(list, 0, list.length, idf)
     }
@@ -222,8 +272,8 @@ export class LexicalIndex {
   }
 
   /**
-   * The live documents as a binary image (keys, sorted terms, lengths, per-document terms and per-term
-   * postings as int32 sections, packSections): fromBinary searches it where it lies.
+   * The live documents as a binary image (keys, sorted terms, then as int32 sections the lengths, each term's
+   * document count and its postings as Base.post keeps them; packSections): fromBinary searches it where it lies.
    */
   toBinary(): Uint8Array {
     const live: Array<number> = []
@@ -242,6 +292,7 @@ export class LexicalIndex {
     for (const slot of live) nPairs += this.termsOf(slot).length
     const pairs = new Int32Array(nPairs)
     const postFrom = new Int32Array(terms.length + 1)
+    const df = new Int32Array(terms.length)
     let at = 0
     live.forEach((slot, d) => {
       lengths[d] = this.lengthOf[slot]!
@@ -250,27 +301,25 @@ export class LexicalIndex {
         const id = sortedId.get(used.get(t[i]!)!)!
         pairs[at++] = id
         pairs[at++] = t[i + 1]!
-        postFrom[id + 1]! += 2
+        postFrom[id + 1]! += t[i + 1]!
+        df[id]!++
       }
       from[d + 1] = at
     })
     for (let t = 0; t < terms.length; t++) postFrom[t + 1]! += postFrom[t]!
-    const post = new Int32Array(nPairs)
+    const post = new Int32Array(postFrom[terms.length]!)
     const cursor = postFrom.slice(0, terms.length)
     for (let d = 0; d < live.length; d++) {
       for (let i = from[d]!; i < from[d + 1]!; i += 2) {
         const id = pairs[i]!
-        post[cursor[id]!] = d
-        post[cursor[id]! + 1] = pairs[i + 1]!
-        cursor[id]! += 2
+        for (let k = 0; k < pairs[i + 1]!; k++) post[cursor[id]!++] = d
       }
     }
     return packSections(IMAGE_MAGIC, [
       StringTable.encode(live.map((slot) => this.keyAt(slot)), true),
       StringTable.encode(terms, false),
       int32Bytes(lengths),
-      int32Bytes(from),
-      int32Bytes(pairs),
+      int32Bytes(df),
       int32Bytes(postFrom),
       int32Bytes(post)
     ])
@@ -281,24 +330,24 @@ export class LexicalIndex {
    * null when the bytes are not such an image.
    */
   static fromBinary(bytes: Uint8Array, options: LexicalIndexOptions = {}): LexicalIndex | null {
-    const sections = unpackSections(bytes, IMAGE_MAGIC, 7)
+    const sections = unpackSections(bytes, IMAGE_MAGIC, 6)
     if (sections === null) return null
     const keys = StringTable.decode(sections[0]!)
     const terms = StringTable.decode(sections[1]!)
-    const [lengths, from, pairs, postFrom, post] = sections.slice(2).map(int32View)
-    if (keys === null || terms === null || !lengths || !from || !pairs || !postFrom || !post) return null
+    const [lengths, df, postFrom, post] = sections.slice(2).map(int32View)
+    if (keys === null || terms === null || !lengths || !df || !postFrom || !post) return null
     const n = keys.size
     const nTerms = terms.size
-    if (lengths.length !== n || from.length !== n + 1 || postFrom.length !== nTerms + 1) return null
-    if (from[0] !== 0 || from[n] !== pairs.length || postFrom[0] !== 0 || postFrom[nTerms] !== post.length || post.length !== pairs.length) return null
+    if (lengths.length !== n || df.length !== nTerms || postFrom.length !== nTerms + 1) return null
+    if (postFrom[0] !== 0 || postFrom[nTerms] !== post.length) return null
     const index = new LexicalIndex(options)
-    index.base = { keys, terms, postFrom, post, from, pairs }
+    index.base = { keys, terms, postFrom, post }
     index.baseSlots = index.baseLive = n
     index.df = new Int32Array(Math.max(64, nTerms * 2))
     for (let t = 0; t < nTerms; t++) {
       const count = postFrom[t + 1]! - postFrom[t]!
-      if (count < 0) return null
-      index.df[t] = count / 2
+      if (count < 0 || df[t]! < 0 || df[t]! > count) return null
+      index.df[t] = df[t]!
     }
     index.lengthOf = new Float64Array(Math.max(64, n * 2))
     index.removedAt = new Uint8Array(index.lengthOf.length)
@@ -328,7 +377,8 @@ export class LexicalIndex {
   private termsOf(slot: number): Int32Array {
     if (slot >= this.baseSlots) return this.slotTerms[slot - this.baseSlots]!
     if (this.removedAt[slot] === 1) return EMPTY
-    const { pairs, from } = this.base!
+    this.forward ??= forwardOf(this.base!, this.baseSlots)
+    const { pairs, from } = this.forward
     return pairs.subarray(from[slot]!, from[slot + 1]!)
   }
 
@@ -396,6 +446,7 @@ export class LexicalIndex {
       if (this.removedAt[slot] === 0) live.push({ key: this.keyAt(slot), length: this.lengthOf[slot]!, terms: this.termsOf(slot).slice() })
     }
     this.baseSlots = this.baseLive = 0
+    this.forward = null
     this.slotKeys = []
     this.slotTerms = []
     this.postings = []

@@ -12,7 +12,7 @@ import { GraphStoreSqlite, makeGraphStoreSqlite } from "../../src/layers/GraphSt
 import createGraph from "../../src/layers/graph/migrations/0001_create_graph.js"
 import searchIndex from "../../src/layers/graph/migrations/0002_search_index.js"
 import { GraphStore } from "../../src/services/GraphStore.js"
-import { nodeToStored } from "../../src/store/graphSerialization.js"
+import { nodeToRow, nodeToStored } from "../../src/store/graphSerialization.js"
 import { compactNode, fullNode, plainNode, tempDir } from "../support/graphFixtures.js"
 
 const open = (dir: string) =>
@@ -81,6 +81,43 @@ describe("GraphStoreSqlite", () => {
     })
   )
 
+  it.scopedLive("a node row's JSON leaves out what the row's columns and the database's row model hold; a row in the older full form reads as the same node", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir()
+      const store = yield* open(dir)
+      const nodes = [
+        fullNode("n1"),
+        plainNode("n2"),
+        // Source sessions that are not those of the source refs are kept as they are.
+        fullNode("n3", { sourceSessions: ["other"], validFrom: null }),
+        fullNode("n4", { sourceSessions: [], embedModel: "Xenova/all-MiniLM-L6-v2" })
+      ]
+      yield* store.commit({ upsertNodes: nodes })
+      const sql = yield* inspect(store.location!)
+      const data = new Map(
+        (yield* sql<{ id: string; data: string }>`SELECT id, data FROM nodes`).map((r) => [r.id, JSON.parse(r.data) as Record<string, unknown>] as const)
+      )
+      // A node without a model says so: a row without embed_model has the row model (migration 0006).
+      expect(data.get("n2")).toEqual({ type: "episodic", content: "memory n2", embed_model: null })
+      expect(Object.keys(data.get("n1")!)).toEqual([
+        "type", "content", "embed_model", "strength", "created_at", "last_accessed", "source_refs", "status", "supersedes",
+        "valid_from", "valid_to", "confidence", "entity_type", "aliases", "mentioned_dates", "scope"
+      ])
+      expect(data.get("n1")!.source_refs).toEqual([["s1", 3], ["s/2", 0]])
+      expect(data.get("n4")!.embed_model).toBeUndefined()
+      // Without a valid_from the window starts at created_at, which the window_start column holds.
+      expect(data.get("n3")).toMatchObject({ source_sessions: ["other"], valid_from: null })
+      expect(data.get("n3")!.created_at).toBeUndefined()
+      expect(data.get("n4")!.source_sessions).toEqual([])
+      expect(yield* store.getNodes(["n1", "n2", "n3", "n4"])).toEqual(nodes.map(compactNode))
+      // A row written before (the whole node in its JSON, id, access count and key included) reads the same.
+      yield* sql`UPDATE nodes SET data = ${JSON.stringify(nodeToRow(fullNode("n1")))} WHERE id = 'n1'`
+      const fresh = yield* open(dir)
+      expect(yield* fresh.getNodes(["n1"])).toEqual([compactNode(fullNode("n1"))])
+      expect((yield* fresh.load({ withEmbeddings: true })).nodes.get("n3")).toEqual(compactNode(nodes[2]!))
+    })
+  )
+
   it.scopedLive("reinforcement and a re-save with the same vector leave node_vectors alone; a new vector rewrites its row", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir()
@@ -133,7 +170,7 @@ describe("GraphStoreSqlite", () => {
       )
       const store = yield* open(dir)
       const sql = yield* inspect(file)
-      expect(yield* sql`SELECT max(migration_id) AS m FROM effect_sql_migrations`).toEqual([{ m: 5 }])
+      expect(yield* sql`SELECT max(migration_id) AS m FROM effect_sql_migrations`).toEqual([{ m: 6 }])
       const blobs = yield* sql<{ node_id: string; n: number }>`SELECT node_id, length(embedding) AS n FROM node_vectors ORDER BY rowid`
       expect(blobs).toEqual(nodes.map((n) => ({ node_id: n.id, n: 4 + n.embedding!.length })))
       const graph = yield* store.load()

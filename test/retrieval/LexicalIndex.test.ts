@@ -89,6 +89,23 @@ describe("LexicalIndex", () => {
     expect(LexicalIndex.fromBinary(new Uint8Array([1, 2, 3]))).toBeNull()
     expect(LexicalIndex.fromBinary(idx.toBinary().subarray(0, 40))).toBeNull()
   })
+  it("an image keeps how often a word occurs in a document: the reference BM25's scores before and after a removal", () => {
+    const texts = ["python python python tips", "python once", "rust rust and python", "no match here", "rust tips tips"]
+    const idx = new LexicalIndex()
+    texts.forEach((t, i) => idx.add(`t${i}`, t))
+    const scores = (ix: LexicalIndex, q: string) => ix.search(q, 10).map((h) => [h.key, Number(h.score.toFixed(9))])
+    const expected = (keys: ReadonlyArray<number>, q: string) =>
+      new Bm25Index(keys.map((i) => texts[i]!)).search(q, 10).map((h) => [`t${keys[h.index]}`, Number(h.score.toFixed(9))])
+    const copy = LexicalIndex.fromBinary(idx.toBinary())!
+    for (const q of ["python", "rust tips", "tips"]) expect(scores(copy, q)).toEqual(expected([0, 1, 2, 3, 4], q))
+    copy.remove("t0")
+    const again = LexicalIndex.fromBinary(copy.toBinary())!
+    for (const q of ["python", "rust tips", "tips"]) {
+      expect(scores(copy, q)).toEqual(expected([1, 2, 3, 4], q))
+      expect(scores(again, q)).toEqual(expected([1, 2, 3, 4], q))
+    }
+    expect(scores(again, "python").map(([key]) => key)).toEqual(["t1", "t2"])
+  })
   it("an index read back from its binary form takes adds, replacements, removals and compaction like the original", () => {
     const texts = Array.from({ length: 300 }, (_, i) => `${docs[i % docs.length]} item${i % 17} extra${i % 5}`)
     const original = new LexicalIndex({ analyzer: analyze })

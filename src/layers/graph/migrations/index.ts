@@ -4,6 +4,7 @@ import searchIndex from "./0002_search_index.js"
 import compactVectors from "./0003_compact_vectors.js"
 import lookupKeys from "./0004_lookup_keys.js"
 import vectorChanges from "./0005_vector_changes.js"
+import rowDefaults from "./0006_row_defaults.js"
 
 // Statically imported so the esbuild bundle carries them (no directory scan at run time).
 const migrations = {
@@ -11,7 +12,8 @@ const migrations = {
   "0002_search_index": searchIndex,
   "0003_compact_vectors": compactVectors,
   "0004_lookup_keys": lookupKeys,
-  "0005_vector_changes": vectorChanges
+  "0005_vector_changes": vectorChanges,
+  "0006_row_defaults": rowDefaults
 }
 
 export const graphMigrations = Migrator.fromRecord(migrations)
