@@ -32,6 +32,9 @@ export interface Marks {
 const ASKS_HISTORY =
   /\b(?:originally|initially|at first|(?:i|we|you|he|she|they)\s+first|previous(?:ly)?|used to|earlier|before|old|former(?:ly)?|history|change[sd]?|progress(?:ed)?)\b/i
 
+// A question whether something ever happened ("Have I ever rejected…?", "Did Ronald ever…?"): any time counts, no value is current.
+const EVER = /^\s*(?:have|has|had|did|do|does|was|were)\b[^?.!]*\bever\b/i
+
 // The value kinds a question asks for, when its wording says so.
 const EXPECTED: ReadonlyArray<readonly [RegExp, ReadonlySet<AttributeMention["kind"]>]> = [
   [/\bhow many\b/i, new Set(["count", "quantity", "score"])],
@@ -78,11 +81,19 @@ const sentenceCache = (): SentencesOf => {
 
 const mentionsOf = (s: AnalyzedSentence) => (s.mentions ??= attributeMentions(s.text))
 
+const unitCache = new Map<string, ReadonlyArray<string>>()
+/** A unit's index terms ("requests/minute": request, minut). */
+const unitWords = (unit: string): ReadonlyArray<string> => {
+  let out = unitCache.get(unit)
+  if (out === undefined) unitCache.set(unit, (out = /[a-z]{2,}/i.test(unit) ? analyze(unit.replace(/\//g, " ")) : []))
+  return out
+}
+
 /**
- * The candidate's best sentence stating a value of an expected kind whose attribute the query names. A value
- * of a kind and unit the query gives itself is what it asks with, not for ("the sum of the first 15 terms"),
- * one aimed for or supposed does not hold ("I want 7 hours", "it was supposed to be 15 guests"), and a verb read
- * as the attribute names no slot ("I have $3,000 saved").
+ * The candidate's best sentence stating a value of an expected kind whose attribute the query names (of its values,
+ * the one the query names most, by attribute and unit). A value of a kind and unit the query gives itself is what
+ * it asks with, not for ("the sum of the first 15 terms"), one aimed for or supposed does not hold ("I want 7
+ * hours", "it was supposed to be 15 guests"), and a verb read as the attribute names no slot ("I have $3,000 saved").
  */
 const statedValue = (
   sentences: ReadonlyArray<AnalyzedSentence>,
@@ -94,21 +105,37 @@ const statedValue = (
   for (const s of sentences) {
     let covered = 0
     for (const t of query) if (s.terms.has(t)) covered++
-    // An attribute the query names shares a word with it, and a statement covering none is never compared.
+    // A statement sharing no word with the query is never compared.
     if (covered === 0) continue
     const coverage = covered / query.size
     if (best !== null && coverage <= best.coverage) continue
+    // Of its values, the one whose attribute and unit the query names most ("per minute" asks for requests/minute, not a version).
+    let chosen: Stated | null = null
+    let named = -1
     for (const m of mentionsOf(s)) {
       if (kinds !== null && !kinds.has(m.kind)) continue
       if (!namesThing(m) || given.some((g) => g.kind === m.kind && g.unit === m.unit) || isAimed(m, s.text)) continue
       const words = analyze(m.attribute)
-      if (!words.some((w) => query.has(w))) continue
-      best = { mention: m, coverage, words }
-      break
+      const shared = words.filter((w) => query.has(w)).length
+      if (shared === 0) continue
+      const score = shared + unitWords(m.unit).filter((w) => query.has(w)).length
+      if (score > named) [chosen, named] = [{ mention: m, coverage, words }, score]
     }
+    if (chosen !== null) best = chosen
   }
   return best
 }
+
+/**
+ * Whether a statement gives the value the anchor gives: same kind and unit, it covers the query nearly as well,
+ * and its attribute says nothing the query and the anchor's attribute do not ("my monthly travel budget" is not
+ * the "monthly book budget" asked about).
+ */
+const sameValueAs = (s: Stated, anchor: Stated, query: ReadonlySet<string>): boolean =>
+  s.mention.kind === anchor.mention.kind &&
+  s.mention.unit === anchor.mention.unit &&
+  s.coverage >= COVERAGE_RATIO * anchor.coverage &&
+  s.words.every((w) => query.has(w) || anchor.words.includes(w))
 
 // What is denied ends with its clause ("I have never upgraded any furniture in my living room, which seems weird").
 const NEVER = /\b(?:i|we)(?:'ve|\s+have|\s+had)?\s+never\s+([^.;:!?,\n]+)|\b(?:i|we)\s+(?:have|had)n['’]t\s+ever\s+([^.;:!?,\n]+)/gi
@@ -157,39 +184,7 @@ export const newerWins = <A extends Said>(
   if (n < 2 || terms.size === 0) return out
   const sentencesOf = sentenceCache()
 
-  // 1. Updates: the best-ranked user statement of a value the query names sets the slot.
-  const kinds = EXPECTED.find(([re]) => re.test(query))?.[1] ?? null
-  const given = attributeMentions(query)
-  const stated = items.slice(0, n).map((c) => (c.said === true && c.at !== undefined ? statedValue(sentencesOf(c.content), terms, kinds, given) : null))
-  const anchorAt = stated.findIndex((s) => s !== null && s.coverage >= MIN_COVERAGE)
-  if (anchorAt >= 0) {
-    const anchor = stated[anchorAt]!
-    const own = new Set(anchor.words)
-    const members = stated.flatMap((s, i) =>
-      s !== null &&
-      s.mention.kind === anchor.mention.kind &&
-      s.mention.unit === anchor.mention.unit &&
-      s.coverage >= COVERAGE_RATIO * anchor.coverage &&
-      s.words.every((w) => terms.has(w) || own.has(w))
-        ? [i]
-        : []
-    )
-    if (new Set(members.map((i) => stated[i]!.mention.value)).size >= 2) {
-      const at = (i: number) => items[i]!.at!
-      const byTime = [...members].sort((a, b) => (at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : a - b))
-      const newest = byTime[0]!
-      const value = (i: number) => stated[i]!.mention.value
-      const older = byTime.find((i) => value(i) !== value(newest))!
-      // Newest first; in time order when history is asked for; where they ranked when the question is about the past.
-      const order = includeHistory ? [...byTime].reverse() : ASKS_HISTORY.test(query) ? members : byTime
-      members.forEach((pos, j) => (out[pos] = items[order[j]!]!))
-      const now = items[newest]!
-      Object.assign(now, { updated: { at: now.at!, before: value(older), beforeAt: at(older) } })
-      for (const i of members) if (i !== newest && at(i) <= now.at!) Object.assign(items[i]!, { supersededBy: { at: now.at!, ...refOf(now) } })
-    }
-  }
-
-  // 2. Contradictions: a denial the query is about, and a candidate affirming it, come back together.
+  // 1. Contradictions: a denial the query is about, and a candidate affirming it, come back together.
   const paired = new Set<A & Marks>()
   for (let i = 0; i < Math.min(out.length, NEWER_WINS_POOL); i++) {
     const denier = out[i]!
@@ -215,5 +210,31 @@ export const newerWins = <A extends Said>(
     const moved = out.splice(lo, 1)[0]!
     out.splice(hi + 1, 0, moved)
   }
+  // 2. Updates: the best-ranked user statement of a value the query names sets the slot. A question whether
+  // something ever happened asks for no value: the amounts beside it are of many things (proposals of $5,000 and $6,000).
+  if (EVER.test(query)) return out
+  const ranked = [...out]
+  const kinds = EXPECTED.find(([re]) => re.test(query))?.[1] ?? null
+  const given = attributeMentions(query)
+  const stated = ranked.slice(0, n).map((c) => (c.said === true && c.at !== undefined ? statedValue(sentencesOf(c.content), terms, kinds, given) : null))
+  const anchorAt = stated.findIndex((s) => s !== null && s.coverage >= MIN_COVERAGE)
+  if (anchorAt >= 0) {
+    const anchor = stated[anchorAt]!
+    const members = stated.flatMap((s, i) => (s !== null && (i === anchorAt || sameValueAs(s, anchor, terms)) ? [i] : []))
+    if (new Set(members.map((i) => stated[i]!.mention.value)).size >= 2) {
+      const at = (i: number) => ranked[i]!.at!
+      const byTime = [...members].sort((a, b) => (at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : a - b))
+      const newest = byTime[0]!
+      const value = (i: number) => stated[i]!.mention.value
+      const older = byTime.find((i) => value(i) !== value(newest))!
+      // Newest first; in time order when history is asked for; where they ranked when the question is about the past.
+      const order = includeHistory ? [...byTime].reverse() : ASKS_HISTORY.test(query) ? members : byTime
+      members.forEach((pos, j) => (out[pos] = ranked[order[j]!]!))
+      const now = ranked[newest]!
+      Object.assign(now, { updated: { at: now.at!, before: value(older), beforeAt: at(older) } })
+      for (const i of members) if (i !== newest && at(i) <= now.at!) Object.assign(ranked[i]!, { supersededBy: { at: now.at!, ...refOf(now) } })
+    }
+  }
+
   return out
 }

@@ -1,0 +1,155 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { memoryLine } from "../../src/hooks/context.js"
+import { Retriever } from "../../src/services/Retriever.js"
+import { graphOf, logAll, node, world } from "./support.js"
+
+// The newer-wins order across graph memories and raw-log lines, pinned whole: which statements of one value
+// move, where to, what they are marked with; and the statements that are not one value and stay as ranked.
+
+const retrieve = (query: string, options: Parameters<Retriever["Type"]["retrieve"]>[1] = {}) =>
+  Effect.flatMap(Retriever, (r) => r.retrieve(query, { lexicalOnly: true, ...options }))
+
+const JAN = "2026-01-05T09:00:00.000Z"
+const FEB = "2026-02-01T09:00:00.000Z"
+const MAR = "2026-03-20T09:00:00.000Z"
+
+const ref = (sessionId: string, messageIndex: number) => ({ sessionId, messageIndex })
+
+/** Each result as the agent sees it: where from, what, superseded when, updated from what, conflicting with what said when. */
+const marked = (results: ReadonlyArray<Parameters<typeof memoryLine>[0]>) =>
+  results.map((r) => [r.source, r.content, r.supersededBy?.at ?? null, r.updated?.before ?? null, r.conflictsWith?.at ?? null])
+
+const bookBudgets = world({ graph: graphOf([node("g1", "My monthly book budget is $35.", { validFrom: JAN, sourceRefs: [ref("s0", 0)] })]) })
+
+describe("newer wins across graph and raw log: the exact order", () => {
+  const lines = [
+    ["user", "I raised my monthly book budget to $50.", FEB],
+    ["user", "My monthly travel budget is $500.", FEB],
+    ["user", "Heads-up: my monthly book budget is now $60.", MAR]
+  ] as const
+
+  it.effect("three statements of one budget, a graph memory and two log lines: newest first, both older ones marked with it", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", lines)
+      const results = yield* retrieve("What is my monthly book budget?")
+      expect(marked(results)).toEqual([
+        ["raw_log", "Heads-up: my monthly book budget is now $60.", null, "$50", null],
+        ["raw_log", "I raised my monthly book budget to $50.", MAR, null, null],
+        ["graph", "My monthly book budget is $35.", MAR, null, null],
+        // Another budget: another value, unmarked and where it ranked.
+        ["raw_log", "My monthly travel budget is $500.", null, null, null]
+      ])
+      expect(results[1]!.supersededBy).toEqual({ at: MAR, sourceRefs: [ref("s1", 2)] })
+      expect(results[2]!.supersededBy).toEqual({ at: MAR, sourceRefs: [ref("s1", 2)] })
+      expect(memoryLine(results[0]!)).toBe("Heads-up: my monthly book budget is now $60. (updated 2026-03-20; before: $50)")
+    }).pipe(Effect.provide(bookBudgets))
+  )
+
+  it.effect("with include-history the same three come back oldest first, the graph memory first", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", lines)
+      const results = yield* retrieve("What is my monthly book budget?", { includeHistory: true })
+      expect(marked(results)).toEqual([
+        ["graph", "My monthly book budget is $35.", MAR, null, null],
+        ["raw_log", "I raised my monthly book budget to $50.", MAR, null, null],
+        ["raw_log", "Heads-up: my monthly book budget is now $60.", null, "$50", null],
+        ["raw_log", "My monthly travel budget is $500.", null, null, null]
+      ])
+    }).pipe(Effect.provide(bookBudgets))
+  )
+
+  it.effect("of a statement's values, the one the question names: the budget changed from $700, not from the $38,500 portfolio", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [["user", "My monthly investment budget is now $750.", FEB]])
+      const results = yield* retrieve("What is my monthly investment budget for the portfolio?")
+      expect(marked(results)).toEqual([
+        ["raw_log", "My monthly investment budget is now $750.", null, "$700", null],
+        ["graph", "I'm managing a $38,500 portfolio and I've raised my monthly investment budget to $700.", FEB, null, null]
+      ])
+    }).pipe(
+      Effect.provide(
+        world({
+          graph: graphOf([
+            node("g1", "I'm managing a $38,500 portfolio and I've raised my monthly investment budget to $700.", { validFrom: JAN, sourceRefs: [ref("s0", 0)] })
+          ])
+        })
+      )
+    )
+  )
+
+  it.effect("a denial beside an update: the current rate first, the denial next to the booking it contradicts", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I've booked a hotel room for my Quebec City trip at $250 per night.", JAN],
+        ["user", "The hotel rate for my Quebec City trip was adjusted to $270 per night.", FEB],
+        ["user", "I've never booked any hotel rooms for the Quebec City trip, so what are my options?", MAR]
+      ])
+      const results = yield* retrieve("What is the nightly rate for the hotel room I booked for my Quebec City trip?")
+      expect(marked(results)).toEqual([
+        ["raw_log", "The hotel rate for my Quebec City trip was adjusted to $270 per night.", null, "$250", null],
+        ["raw_log", "I've never booked any hotel rooms for the Quebec City trip, so what are my options?", null, null, JAN],
+        ["raw_log", "I've booked a hotel room for my Quebec City trip at $250 per night.", FEB, null, MAR]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+})
+
+describe("not one value: nothing moves, nothing is marked", () => {
+  it.effect("two different budgets", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "My monthly book budget is $35.", JAN],
+        ["user", "My monthly travel budget is $500.", FEB]
+      ])
+      expect(marked(yield* retrieve("What is my monthly book budget?"))).toEqual([
+        ["raw_log", "My monthly book budget is $35.", null, null, null],
+        ["raw_log", "My monthly travel budget is $500.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("a budget and a deadline of one project, asked about either", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "The budget for my garden project is $5,000.", JAN],
+        ["user", "The deadline for my garden project moved to April 25.", FEB]
+      ])
+      expect(marked(yield* retrieve("What is the budget for my garden project?"))).toEqual([
+        ["raw_log", "The budget for my garden project is $5,000.", null, null, null],
+        ["raw_log", "The deadline for my garden project moved to April 25.", null, null, null]
+      ])
+      expect(marked(yield* retrieve("When is the deadline for my garden project?"))).toEqual([
+        ["raw_log", "The deadline for my garden project moved to April 25.", null, null, null],
+        ["raw_log", "The budget for my garden project is $5,000.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("a value restated unchanged, in the graph and twice in the log", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "My monthly book budget is $50 for now.", JAN],
+        ["user", "Still the same: my monthly book budget is $50.", FEB]
+      ])
+      expect(marked(yield* retrieve("What is my monthly book budget?"))).toEqual([
+        ["graph", "My monthly book budget is $50.", null, null, null],
+        ["raw_log", "My monthly book budget is $50 for now.", null, null, null],
+        ["raw_log", "Still the same: my monthly book budget is $50.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world({ graph: graphOf([node("g1", "My monthly book budget is $50.", { validFrom: JAN, sourceRefs: [ref("s0", 0)] })]) })))
+  )
+
+  it.effect("a question whether something ever happened: two proposals of different amounts are not an update", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I rejected Jeremy's proposal to invest $5,000 in NFTs.", JAN],
+        ["user", "Jeremy proposed to invest $6,000 in NFTs and I rejected that too.", FEB]
+      ])
+      expect(marked(yield* retrieve("Have I ever rejected any proposals from Jeremy to invest in NFTs?"))).toEqual([
+        ["raw_log", "I rejected Jeremy's proposal to invest $5,000 in NFTs.", null, null, null],
+        ["raw_log", "Jeremy proposed to invest $6,000 in NFTs and I rejected that too.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+})
