@@ -3,6 +3,8 @@
 // playwright-core (the viewer's browser bench) loads its own files at run time.
 import { createRequire } from "node:module"
 import * as path from "node:path"
+import { build } from "esbuild"
+import { compromiseLexicon } from "./compromiseLexicon.mjs"
 
 export const EXTERNAL = ["@xenova/transformers", "onnxruntime-node", "sharp", "better-sqlite3", "playwright-core"]
 
@@ -40,7 +42,7 @@ export const nodeBundle = {
   platform: "node",
   target: "node20",
   external: EXTERNAL,
-  plugins: [tokenizerOnly],
+  plugins: [tokenizerOnly, compromiseLexicon(build)],
   legalComments: "none",
   logLevel: "warning"
 }
