@@ -586,11 +586,13 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
 
     // Vectors live in memory between queries and in a saved image; a writer's change costs the rows it changed.
     const vectors = makeVectorSource(sql, options.vectorImage ?? null)
-    const vectorsFor = (modelId: string | null) => Effect.flatMap(stampNow, (stamp) => vectors.vectorsFor(modelId, stamp))
+    const vectorsFor = (modelId: string | null, saveImage: boolean) =>
+      Effect.flatMap(stampNow, (stamp) => vectors.vectorsFor(modelId, stamp, saveImage))
 
-    const vectorTopK = (q: VectorQuery) =>
+    /** `saveImage` false inside a write (updatePart): the writer's own change would make the image stale at once. */
+    const vectorTopK = (q: VectorQuery, saveImage = true) =>
       Effect.gen(function* () {
-        const index = yield* vectorsFor(q.modelId)
+        const index = yield* vectorsFor(q.modelId, saveImage)
         if (index === null || index.dim !== q.vector.length) return null
         if (q.k <= 0) return []
         const { where, params } = filterSql(q.filter)
@@ -710,7 +712,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       },
       // As commit: the cached graph takes the changes (a cache another process made stale is re-read all the same).
       updatePart: <A, E, R>(f: (reader: GraphReader) => Effect.Effect<readonly [A, GraphChanges], E, R>) =>
-        writeTransaction(Effect.suspend(() => f(shape)), () => cache).pipe(
+        writeTransaction(Effect.suspend(() => f(writerReader)), () => cache).pipe(
           Effect.mapError((e) => (e instanceof SqlError ? fail("save")(e) : e))
         ),
       replaceAll: (graph) =>
@@ -790,6 +792,11 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
           message: `another process kept ${file} open; its write-ahead log could not be emptied (run the command again)`
         })
       }).pipe(Effect.mapError(fail("scrub")))
+    }
+    // What updatePart's function reads through: the store's own queries, with no image saved from inside the write.
+    const writerReader: GraphReader = {
+      ...shape,
+      vectorTopK: (q) => vectorTopK(q, false).pipe(Effect.mapError(fail("search")))
     }
     return GraphStore.of(shape)
   })

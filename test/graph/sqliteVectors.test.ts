@@ -83,6 +83,29 @@ describe("GraphStoreSqlite's vector image", () => {
     })
   )
 
+  it.scopedLive("a search inside a write (updatePart) leaves the image as it was; the next search outside saves it", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir()
+      const writer = yield* open(dir)
+      yield* writer.commit({ upsertNodes: [node("a", unit(1, 0, 0, 0)), node("b", unit(0, 1, 0, 0))] })
+      expect(yield* top(writer, unit(1, 0, 0, 0))).toEqual(["a", "b"])
+      const saved = savedVersion(dir)
+      yield* writer.commit({ upsertNodes: [node("c", unit(0, 0, 1, 0))] })
+      // Another process's write: it follows the log from the saved image, finds "c", and adds "d".
+      const seen = yield* (yield* open(dir)).updatePart((reader) =>
+        Effect.map(reader.vectorTopK({ vector: unit(0, 0, 1, 0), modelId: "m", k: 1, filter }), (hits) =>
+          [hits?.map((h) => h.id) ?? null, { upsertNodes: [node("d", unit(0, 0, 0, 1))] }] as const
+        )
+      )
+      expect(seen).toEqual(["c"])
+      expect(savedVersion(dir)).toBe(saved)
+      const reader = yield* open(dir)
+      expect(yield* top(reader, unit(0, 0, 0, 1))).toEqual(["d", "a", "b"])
+      expect(savedVersion(dir)).toBeGreaterThan(saved)
+      expect(yield* top(yield* open(dir), unit(0, 0, 1, 0))).toEqual(["c", "a", "b"])
+    })
+  )
+
   it.scopedLive("a damaged image is ignored and replaced", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir()

@@ -87,8 +87,10 @@ const put = (held: { index: VectorIndex | null }, r: VectorRow): boolean => {
 }
 
 /**
- * `vectorsFor(modelId, stamp)`: the index of every stored vector of that model (and of none), or null when
- * there are none. `stamp` is the store's change stamp: the same stamp as last time answers from memory.
+ * `vectorsFor(modelId, stamp, saveImage)`: the index of every stored vector of that model (and of none), or null when
+ * there are none. `stamp` is the store's change stamp: the same stamp as last time answers from memory. `saveImage`
+ * false leaves the image as it is (a writer about to change the vectors: an image of the version before its own
+ * change would be stale at once, and the next reader follows the log from the older one as well).
  */
 export const makeVectorSource = (sql: SqlClient.SqlClient, files: VectorImageFiles | null) => {
   let held: Held | null = null
@@ -150,7 +152,7 @@ export const makeVectorSource = (sql: SqlClient.SqlClient, files: VectorImageFil
           )
         }).pipe(Effect.ignore)
 
-  const vectorsFor = (modelId: string | null, stamp: string) =>
+  const vectorsFor = (modelId: string | null, stamp: string, saveImage: boolean = true) =>
     Effect.gen(function* () {
       if (held !== null && held.modelId === modelId && heldStamp === stamp) return held.index
       const version = yield* versionNow
@@ -167,7 +169,7 @@ export const makeVectorSource = (sql: SqlClient.SqlClient, files: VectorImageFil
       if (next === null) next = yield* readAll(modelId, version)
       held = next
       heldStamp = stamp
-      if (changed) yield* save(next)
+      if (changed && saveImage) yield* save(next)
       return next.index
     })
 
