@@ -11,7 +11,7 @@
 // keeps a float32 copy for pass 2; a vector given in its stored compact form (int8 with a scale,
 // src/store/compactVector.ts) is held as those bytes only, and is exact as it is (no residual).
 
-import { headLength, int32Bytes, int32View, packSections, type ReadAt, sectionLayout, StringTable, unpackSections } from "./binaryImage.js"
+import { int32Bytes, int32View, packSections, type ReadAt, readLayout, StringTable, unpackSections } from "./binaryImage.js"
 
 export interface VectorHit {
   readonly id: string
@@ -311,9 +311,7 @@ export class VectorIndex {
    * index's memory (no copy of them on the JavaScript heap); null when the bytes there are not one.
    */
   static readImage(read: ReadAt, at: number, length: number): VectorIndex | null {
-    const head = new Uint8Array(headLength(5))
-    if (read(head, at) !== head.length) return null
-    const layout = sectionLayout(head, IMAGE_MAGIC, 5)
+    const layout = readLayout(read, at, IMAGE_MAGIC, 5)
     if (layout === null || layout.total !== length) return null
     // Everything before the rows (head, ids, scales, squares) in one read.
     const before = new Uint8Array(layout.starts[4]!)

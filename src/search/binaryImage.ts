@@ -62,6 +62,12 @@ export const unpackSections = (input: Uint8Array, magic: number, count: number):
 /** Reads bytes of a file at a position into `into`; gives how many it read (fewer at its end). */
 export type ReadAt = (into: Uint8Array, position: number) => number
 
+/** The layout of a packSections image of `count` sections at `at` in a file, from its head; null when there is none. */
+export const readLayout = (read: ReadAt, at: number, magic: number, count: number): SectionLayout | null => {
+  const head = new Uint8Array(headLength(count))
+  return read(head, at) === head.length ? sectionLayout(head, magic, count) : null
+}
+
 /** A ReadAt over an open file descriptor. */
 export const readAtFd = (fd: number): ReadAt => (into, position) => {
   let got = 0

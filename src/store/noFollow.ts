@@ -11,15 +11,18 @@ export const READ_NOFOLLOW = fs.constants.O_RDONLY | NOFOLLOW
 /** Flags to append to a file (created when missing), never through a symbolic link. */
 const APPEND_NOFOLLOW = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | NOFOLLOW
 
-/** Reads a whole file, refusing a symbolic link (ELOOP). */
-export const readFileNoFollow = (file: string): Buffer => {
+/** Runs `use` on a file opened for reading, refusing a symbolic link (ELOOP); closes it after. */
+export const withFileNoFollow = <A>(file: string, use: (fd: number) => A): A => {
   const fd = fs.openSync(file, READ_NOFOLLOW)
   try {
-    return fs.readFileSync(fd)
+    return use(fd)
   } finally {
     fs.closeSync(fd)
   }
 }
+
+/** Reads a whole file, refusing a symbolic link (ELOOP). */
+export const readFileNoFollow = (file: string): Buffer => withFileNoFollow(file, (fd) => fs.readFileSync(fd))
 
 /**
  * Appends all of `data` in one O_APPEND descriptor. When a write fails part-way (a full disk), the file is

@@ -4,6 +4,7 @@ import type { Role } from "../../src/domain/Message.js"
 import { ConfigFromValues } from "../../src/layers/ConfigLive.js"
 import { MOCK_DIMENSION, MOCK_MODEL_ID, mockEmbedding } from "../../src/layers/EmbedderMock.js"
 import { makeGraphStoreMemory } from "../../src/layers/GraphStoreMemory.js"
+import { RawLogLive } from "../../src/layers/RawLogLive.js"
 import { RawLogMemory } from "../../src/layers/RawLogMemory.js"
 import { makeRetrieverLayer } from "../../src/layers/RetrieverLive.js"
 import { SessionBufferMemory } from "../../src/layers/SessionBufferMemory.js"
@@ -96,3 +97,27 @@ export const logAll = (
     }
     return indexes
   })
+
+/**
+ * A retriever over a file raw log under `dir` whose listing, stat and read calls are pushed onto `calls`
+ * ("list", "stat <sid>", "read <sid>"); `persist`: it keeps its index under the data dir, as a CLI process does.
+ */
+export const countedRawLogRetriever = (dir: string, calls: Array<string>, persist: boolean) => {
+  const counted = Layer.effect(
+    RawLog,
+    Effect.map(RawLog, (log) =>
+      RawLog.of({
+        ...log,
+        sessions: Effect.zipRight(Effect.sync(() => calls.push("list")), log.sessions),
+        session: (sid) => Effect.zipRight(Effect.sync(() => calls.push(`stat ${sid}`)), log.session(sid)),
+        read: (sid) => Effect.zipRight(Effect.sync(() => calls.push(`read ${sid}`)), log.read(sid))
+      })
+    )
+  ).pipe(Layer.provide(RawLogLive))
+  return makeRetrieverLayer({ persist, warn: () => {} }).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(counted, SessionBufferMemory, Layer.effect(GraphStore, makeGraphStoreMemory(graphOf([]))), countingEmbedder().layer)
+    ),
+    Layer.provideMerge(ConfigFromValues(dir))
+  )
+}

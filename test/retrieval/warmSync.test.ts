@@ -3,36 +3,14 @@ import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { ConfigFromValues } from "../../src/layers/ConfigLive.js"
-import { makeGraphStoreMemory } from "../../src/layers/GraphStoreMemory.js"
 import { RawLogLive } from "../../src/layers/RawLogLive.js"
-import { makeRetrieverLayer } from "../../src/layers/RetrieverLive.js"
-import { SessionBufferMemory } from "../../src/layers/SessionBufferMemory.js"
-import { GraphStore } from "../../src/services/GraphStore.js"
 import { RawLog } from "../../src/services/RawLog.js"
 import { Retriever } from "../../src/services/Retriever.js"
 import { scopedTempDir } from "../support/cli.js"
-import { countingEmbedder, graphOf } from "./support.js"
+import { countedRawLogRetriever } from "./support.js"
 
 // A long-lived retriever (as in the hook or MCP server) over a file raw log whose calls are counted.
-const warmLayer = (dir: string, calls: Array<string>) => {
-  const counted = Layer.effect(
-    RawLog,
-    Effect.map(RawLog, (log) =>
-      RawLog.of({
-        ...log,
-        sessions: Effect.zipRight(Effect.sync(() => calls.push("list")), log.sessions),
-        session: (sid) => Effect.zipRight(Effect.sync(() => calls.push(`stat ${sid}`)), log.session(sid)),
-        read: (sid) => Effect.zipRight(Effect.sync(() => calls.push(`read ${sid}`)), log.read(sid))
-      })
-    )
-  ).pipe(Layer.provide(RawLogLive))
-  return makeRetrieverLayer({ persist: false, warn: () => {} }).pipe(
-    Layer.provideMerge(
-      Layer.mergeAll(counted, SessionBufferMemory, Layer.effect(GraphStore, makeGraphStoreMemory(graphOf([]))), countingEmbedder().layer)
-    ),
-    Layer.provideMerge(ConfigFromValues(dir))
-  )
-}
+const warmLayer = (dir: string, calls: Array<string>) => countedRawLogRetriever(dir, calls, false)
 
 const ask = (query: string) =>
   Effect.flatMap(Retriever, (r) => r.retrieve(query, { lexicalOnly: true })).pipe(Effect.map((rs) => rs.map((r) => r.content)))

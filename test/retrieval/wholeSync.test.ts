@@ -4,38 +4,16 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { vi } from "vitest"
 import { ConfigFromValues } from "../../src/layers/ConfigLive.js"
-import { makeGraphStoreMemory } from "../../src/layers/GraphStoreMemory.js"
 import { RawLogLive } from "../../src/layers/RawLogLive.js"
-import { makeRetrieverLayer } from "../../src/layers/RetrieverLive.js"
 import { FULL_LISTING_MS } from "../../src/layers/retriever/service.js"
-import { SessionBufferMemory } from "../../src/layers/SessionBufferMemory.js"
-import { GraphStore } from "../../src/services/GraphStore.js"
 import { RawLog } from "../../src/services/RawLog.js"
 import { Retriever } from "../../src/services/Retriever.js"
 import { scopedTempDir } from "../support/cli.js"
-import { countingEmbedder, graphOf } from "./support.js"
+import { countedRawLogRetriever } from "./support.js"
 
 // One short-lived process (a CLI query, an in-process hook): a fresh retriever that keeps its index under
 // the data dir, over a file raw log whose calls are counted.
-const processLayer = (dir: string, calls: Array<string>) => {
-  const counted = Layer.effect(
-    RawLog,
-    Effect.map(RawLog, (log) =>
-      RawLog.of({
-        ...log,
-        sessions: Effect.zipRight(Effect.sync(() => calls.push("list")), log.sessions),
-        session: (sid) => Effect.zipRight(Effect.sync(() => calls.push(`stat ${sid}`)), log.session(sid)),
-        read: (sid) => Effect.zipRight(Effect.sync(() => calls.push(`read ${sid}`)), log.read(sid))
-      })
-    )
-  ).pipe(Layer.provide(RawLogLive))
-  return makeRetrieverLayer({ persist: true, warn: () => {} }).pipe(
-    Layer.provideMerge(
-      Layer.mergeAll(counted, SessionBufferMemory, Layer.effect(GraphStore, makeGraphStoreMemory(graphOf([]))), countingEmbedder().layer)
-    ),
-    Layer.provideMerge(ConfigFromValues(dir))
-  )
-}
+const processLayer = (dir: string, calls: Array<string>) => countedRawLogRetriever(dir, calls, true)
 
 const line = (sessionId: string, index: number, content: string) =>
   JSON.stringify({ timestamp: "2026-01-01T00:00:00.000Z", session_id: sessionId, role: "user", content, metadata: {}, index }) + "\n"

@@ -8,8 +8,8 @@ import { Effect } from "effect"
 import { isCompact } from "../../store/compactVector.js"
 import { withFileLock } from "../../store/fileLock.js"
 import { graphVectorsFile, indexLock, replaceIndexFile } from "../../store/indexFiles.js"
-import { READ_NOFOLLOW } from "../../store/noFollow.js"
-import { headLength, packSections, readAtFd, sectionLayout } from "../../search/binaryImage.js"
+import { withFileNoFollow } from "../../store/noFollow.js"
+import { packSections, readAtFd, readLayout } from "../../search/binaryImage.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
 import { rowVector } from "./rows.js"
 
@@ -43,12 +43,9 @@ const MAGIC = 0x31564741
 // The image's rows are read straight into the index's memory (the file is not read whole first).
 const readImage = (file: string): Held | null => {
   try {
-    const fd = fs.openSync(file, READ_NOFOLLOW)
-    try {
+    return withFileNoFollow(file, (fd) => {
       const read = readAtFd(fd)
-      const head = new Uint8Array(headLength(2))
-      if (read(head, 0) !== head.length) return null
-      const layout = sectionLayout(head, MAGIC, 2)
+      const layout = readLayout(read, 0, MAGIC, 2)
       if (layout === null || layout.total !== fs.fstatSync(fd).size) return null
       const metaBytes = new Uint8Array(layout.lengths[0]!)
       if (read(metaBytes, layout.starts[0]!) !== metaBytes.length) return null
@@ -56,9 +53,7 @@ const readImage = (file: string): Held | null => {
       if (typeof meta.version !== "number" || (meta.lastChange !== null && typeof meta.lastChange !== "string")) return null
       const index = VectorIndex.readImage(read, layout.starts[1]!, layout.lengths[1]!)
       return index === null ? null : { version: meta.version, lastChange: meta.lastChange, modelId: meta.modelId ?? null, index }
-    } finally {
-      fs.closeSync(fd)
-    }
+    })
   } catch {
     return null
   }

@@ -296,11 +296,11 @@ export class RawLogView {
         texts.push(JSON.stringify([d.timestamp, d.role, d.scope, d.content, d.author]))
       }
     }
-    const embedded = this.vectorModel !== null && this.allEmbedded(this.vectorModel)
+    const embedded = this.embeddedModel()
     const meta: SavedMeta = {
       version: VIEW_VERSION, analyzer: ANALYZER_ID, k1: this.lexical.k1, b: this.lexical.b, sessions,
       ...(id === null ? {} : { id }), logMark: this.journal.mark, listedAt: this.journal.listedAt,
-      ...(embedded ? { embeddedFor: this.vectorModel! } : {})
+      ...(embedded === null ? {} : { embeddedFor: embedded })
     }
     return packSections(VIEW_MAGIC, [
       Buffer.from(JSON.stringify(meta), "utf8"),
@@ -490,9 +490,9 @@ export class RawLogView {
     if (index.size < this.restoredCount) this.unembedded = null
   }
 
-  /** Whether every message has a vector of the model (as far as the view has listed them). */
-  allEmbedded(modelId: string): boolean {
-    return this.vectorModel === modelId && this.unembedded !== null && this.unembedded.size === 0
+  /** The model every message has a vector of (as far as the view has listed them), or null. */
+  embeddedModel(): string | null {
+    return this.unembedded !== null && this.unembedded.size === 0 ? this.vectorModel : null
   }
 
   /** Forgets which messages lack a vector (the vector file did not load: list them all again). */

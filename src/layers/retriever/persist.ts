@@ -6,7 +6,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { indexDir, replaceIndexFile, writeIndexUnlessDeleted } from "../../store/indexFiles.js"
 import { compactLength, decodeVector, encodeVector } from "../../store/compactVector.js"
-import { appendNoFollow, READ_NOFOLLOW, readFileNoFollow } from "../../store/noFollow.js"
+import { appendNoFollow, readFileNoFollow, withFileNoFollow } from "../../store/noFollow.js"
 import { readAtFd } from "../../search/binaryImage.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
 import type { RawLogView } from "./RawLogView.js"
@@ -119,37 +119,33 @@ const HEAD_READ = 4096
 
 /** The parts of a vector file, or null when there is none, or it is another model's or damaged. */
 const readVectorFile = (dataDir: string, modelId: string): VectorFile | null => {
-  let fd: number
   try {
-    fd = fs.openSync(vectorFile(dataDir), READ_NOFOLLOW)
+    return withFileNoFollow(vectorFile(dataDir), (fd) => {
+      const size = fs.fstatSync(fd).size
+      const read = readAtFd(fd)
+      const head = Buffer.alloc(Math.min(size, HEAD_READ))
+      if (read(head, 0) !== head.length) return null
+      const magic = head.length < 12 ? "" : head.toString("latin1", 0, 8)
+      const version = magic === MAGIC ? 3 : magic === MAGIC_COMPACT ? 2 : magic === MAGIC_FLOAT32 ? 1 : null
+      if (version === null) return null
+      const idLen = head.readUInt32LE(8)
+      if (12 + idLen > head.length || head.toString("utf8", 12, 12 + idLen) !== modelId) return null
+      let recordsAt = 12 + idLen
+      let image: VectorIndex | null | "damaged" = null
+      if (version === 3) {
+        const at = 12 + idLen + ((4 - (idLen % 4)) % 4)
+        if (at + 4 > head.length) return null
+        const imageLen = head.readUInt32LE(at)
+        if (at + 4 + imageLen > size) return null
+        if (imageLen > 0) image = VectorIndex.readImage(read, at + 4, imageLen) ?? "damaged"
+        recordsAt = at + 4 + imageLen
+      }
+      const records = Buffer.alloc(size - recordsAt)
+      read(records, recordsAt)
+      return { version, image, records }
+    })
   } catch {
     return null
-  }
-  try {
-    const size = fs.fstatSync(fd).size
-    const read = readAtFd(fd)
-    const head = Buffer.alloc(Math.min(size, HEAD_READ))
-    if (read(head, 0) !== head.length) return null
-    const magic = head.length < 12 ? "" : head.toString("latin1", 0, 8)
-    const version = magic === MAGIC ? 3 : magic === MAGIC_COMPACT ? 2 : magic === MAGIC_FLOAT32 ? 1 : null
-    if (version === null) return null
-    const idLen = head.readUInt32LE(8)
-    if (12 + idLen > head.length || head.toString("utf8", 12, 12 + idLen) !== modelId) return null
-    let recordsAt = 12 + idLen
-    let image: VectorIndex | null | "damaged" = null
-    if (version === 3) {
-      const at = 12 + idLen + ((4 - (idLen % 4)) % 4)
-      if (at + 4 > head.length) return null
-      const imageLen = head.readUInt32LE(at)
-      if (at + 4 + imageLen > size) return null
-      if (imageLen > 0) image = VectorIndex.readImage(read, at + 4, imageLen) ?? "damaged"
-      recordsAt = at + 4 + imageLen
-    }
-    const records = Buffer.alloc(size - recordsAt)
-    read(records, recordsAt)
-    return { version, image, records }
-  } finally {
-    fs.closeSync(fd)
   }
 }
 
@@ -243,24 +239,14 @@ export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsCh
     const id = randomBytes(8).toString("hex")
     const data = view.toBinary(id)
     const pending = vectorsChanged ? view.takeNewVectors() : []
-    // The vectors first: the view's copy may say every message has one in the file.
-    const written = writeIndexUnlessDeleted(target.dataDir, target.stamp, () => {
-      appendVectors()
-      replaceIndexFile(viewFile(target.dataDir), data)
-    })
-    function appendVectors(): void {
+    const appendVectors = (): void => {
       if (pending.length === 0) return
       const file = vectorFile(target.dataDir)
       const expected = header(target.modelId)
       let fresh = true
       try {
         const head = Buffer.alloc(expected.length)
-        const fd = fs.openSync(file, READ_NOFOLLOW)
-        try {
-          fresh = fs.readSync(fd, head, 0, head.length, 0) !== head.length || !head.equals(expected)
-        } finally {
-          fs.closeSync(fd)
-        }
+        fresh = withFileNoFollow(file, (fd) => fs.readSync(fd, head, 0, head.length, 0)) !== head.length || !head.equals(expected)
       } catch {
         fresh = true
       }
@@ -269,11 +255,16 @@ export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsCh
       if (fresh) replaceIndexFile(file, vectorFileBytes(target.modelId, null, encodeRecords(live())))
       else appendNoFollow(file, encodeRecords(pending))
     }
+    // The vectors first: the view's copy may say every message has one in the file.
+    const written = writeIndexUnlessDeleted(target.dataDir, target.stamp, () => {
+      appendVectors()
+      replaceIndexFile(viewFile(target.dataDir), data)
+    })
     if (written) {
       view.unsaved = { indexed: 0, removed: false }
       view.savedId = id
       view.savedJournal = view.journal
-      view.savedEmbeddedFor = view.vectorModel !== null && view.allEmbedded(view.vectorModel) ? view.vectorModel : null
+      view.savedEmbeddedFor = view.embeddedModel()
       view.copyBehind = false
     }
     return null
