@@ -466,13 +466,14 @@ export const makeGraphStorePostgres = (
       e instanceof CorruptFile || e instanceof StorageError ? e : fail(operation)(e)
 
     /** Nodes by id (vectors included) as stored. */
-    const nodesById = (ids: ReadonlyArray<string>) =>
+    const nodesById = (ids: ReadonlyArray<string>, withEmbeddings = true) =>
       Effect.gen(function* () {
         const found = new Map<string, MemoryNode>()
+        const vectorColumns = sql.literal(withEmbeddings ? "embedding, embed_dim" : "NULL AS embedding, NULL AS embed_dim")
         for (const chunk of chunks([...new Set(ids)])) {
-          const rows = yield* sql<NodeRow>`SELECT namespace, id, data, embedding, embed_dim FROM awhm.nodes
+          const rows = yield* sql<NodeRow>`SELECT namespace, id, data, ${vectorColumns} FROM awhm.nodes
             WHERE namespace = ANY (${readNamespaces}) AND id = ANY (${[...chunk]}) ORDER BY seq`
-          for (const [id, n] of yield* decodeRows(rows, true)) found.set(id, n)
+          for (const [id, n] of yield* decodeRows(rows, withEmbeddings)) found.set(id, n)
         }
         return found
       })
@@ -554,7 +555,8 @@ export const makeGraphStorePostgres = (
           Effect.map((state) => pending.overlayGraph(state.graph)),
           Effect.mapError((e) => (e instanceof CorruptFile ? e : fail("load")(e)))
         ),
-      getNodes: (ids) => Effect.map(nodesById(ids), (found) => inOrder(ids, found)).pipe(Effect.mapError(readFailure("read"))),
+      getNodes: (ids, options) =>
+        Effect.map(nodesById(ids, options?.withEmbeddings !== false), (found) => inOrder(ids, found)).pipe(Effect.mapError(readFailure("read"))),
       counts: readTransaction(
         Effect.gen(function* () {
           const [nodes] = yield* sql<{ n: number }>`SELECT count(DISTINCT id)::int AS n FROM awhm.nodes WHERE namespace = ANY (${readNamespaces})`
@@ -634,7 +636,7 @@ export const makeGraphStorePostgres = (
       fromMessages: (refs) =>
         Effect.gen(function* () {
           const pairs = yield* search.messageSources(refs)
-          const found = yield* nodesById(pairs.map((p) => p.id))
+          const found = yield* nodesById(pairs.map((p) => p.id), false)
           return pairs.flatMap(({ ref, id }) => {
             const n = found.get(id)
             return n === undefined ? [] : [{ ref, node: pending.overlay(n) }]

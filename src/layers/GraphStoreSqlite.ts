@@ -525,11 +525,16 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
     const pending = new PendingReinforcement()
     const stampNow = Effect.map(dataVersion, (v) => `${v}:${localWrites}`)
 
-    /** Nodes by id, vectors included, in the order asked, with this process's pending reinforcement. */
-    const nodesById = (ids: ReadonlyArray<string>) =>
+    /** Nodes by id (vectors included unless `withEmbeddings` is false), with this process's pending reinforcement. */
+    const nodesById = (ids: ReadonlyArray<string>, withEmbeddings = true) =>
       Effect.gen(function* () {
         const found = new Map<string, MemoryNode>()
         for (const chunk of chunks([...new Set(ids)])) {
+          if (!withEmbeddings) {
+            const rows = yield* sql<NodeRow>`SELECT ${nRowColumns} FROM nodes n WHERE n.id IN ${sql.in(chunk)}`
+            for (const [id, n] of yield* decodeRows(rows, null)) found.set(id, n)
+            continue
+          }
           const rows = yield* sql<NodeRow & VectorColumns>`SELECT ${nRowColumns}, v.embedding, v.embed_dim FROM nodes n
             LEFT JOIN node_vectors v ON v.node_id = n.id WHERE n.id IN ${sql.in(chunk)}`
           for (const [id, n] of yield* decodeRows(rows, vectorsById(rows.map((r) => ({ ...r, node_id: r.id }))))) found.set(id, n)
@@ -688,7 +693,8 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
           Effect.map((state) => pending.overlayGraph(state.graph)),
           Effect.mapError(fail("load"))
         ),
-      getNodes: (ids) => Effect.map(nodesById(ids), (found) => inOrder(ids, found)).pipe(Effect.mapError(fail("read"))),
+      getNodes: (ids, options) =>
+        Effect.map(nodesById(ids, options?.withEmbeddings !== false), (found) => inOrder(ids, found)).pipe(Effect.mapError(fail("read"))),
       counts: Effect.gen(function* () {
         const [nodes] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM nodes`
         const [edges] = yield* sql<{ n: number }>`SELECT count(*) AS n FROM edges`
@@ -763,7 +769,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
             const byKey = new Map(chunk.map((r) => [`${r.messageIndex}:${r.sessionId}`, r] as const))
             for (const r of rows) pairs.push({ ref: byKey.get(`${r.message_index}:${r.session_id}`)!, id: r.node_id })
           }
-          const found = yield* nodesById(pairs.map((p) => p.id))
+          const found = yield* nodesById(pairs.map((p) => p.id), false)
           return pairs.flatMap(({ ref, id }) => {
             const n = found.get(id)
             return n === undefined ? [] : [{ ref, node: pending.overlay(n) }]

@@ -89,7 +89,10 @@ export interface GraphSearchShape {
   readonly neighbours: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Edge>, GraphStoreError>
   /** Nodes whose canonical key is one of `keys` (all statuses), in store order. */
   readonly bySlot: (keys: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<MemoryNode>, GraphStoreError>
-  /** Nodes with one of these messages among their source refs, each with the ref that matched. */
+  /**
+   * Nodes with one of these messages among their source refs, each with the ref that matched; their vectors
+   * may be left out (SQLite, PostgreSQL), so never write one back.
+   */
   readonly fromMessages: (
     refs: ReadonlyArray<SourceRef>
   ) => Effect.Effect<ReadonlyArray<{ readonly ref: SourceRef; readonly node: MemoryNode }>, GraphStoreError>
@@ -127,8 +130,15 @@ export interface GraphStoreShape extends GraphSearchShape {
   readonly location: string | null
   /** The whole graph. `withEmbeddings: false` skips the vectors (a lexical query need not pay for them). */
   readonly load: (options?: { readonly withEmbeddings?: boolean }) => Effect.Effect<Graph, GraphStoreError>
-  /** These nodes (vectors included) in the order asked; unknown ids are left out. */
-  readonly getNodes: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<MemoryNode>, GraphStoreError>
+  /**
+   * These nodes in the order asked; unknown ids are left out. Vectors included unless `withEmbeddings` is
+   * false (a lexical query need not pay for them; a store may still include them). Never write back a node
+   * read without its vector.
+   */
+  readonly getNodes: (
+    ids: ReadonlyArray<string>,
+    options?: { readonly withEmbeddings?: boolean }
+  ) => Effect.Effect<ReadonlyArray<MemoryNode>, GraphStoreError>
   readonly counts: Effect.Effect<{ readonly nodes: number; readonly edges: number }, GraphStoreError>
   /** Applies changes incrementally (only what changed is written). */
   readonly commit: (changes: GraphChanges) => Effect.Effect<void, GraphStoreError>

@@ -13,7 +13,7 @@ graphStoreContract(
       importJson: path.join(dir, "graph", "memory_graph.json"),
       snapshotsDir: path.join(dir, "snapshots")
     }),
-  { persistent: true, compactVectors: true }
+  { persistent: true, compactVectors: true, readsWithoutVectors: true }
 )
 
 graphStoreContract(

@@ -23,6 +23,8 @@ export interface ContractOptions {
   readonly persistent: boolean
   /** The store keeps vectors compact (int8 with a scale): a node's embedding reads back as storedVector of it. */
   readonly compactVectors?: boolean
+  /** A database store: getNodes with `withEmbeddings: false` leaves the vectors out (the others may keep them). */
+  readonly readsWithoutVectors?: boolean
 }
 
 /** The behaviour every GraphStore layer shares. */
@@ -54,6 +56,10 @@ export const graphStoreContract = (name: string, open: OpenStore, options: Contr
         const embedding = options.compactVectors === true ? FULL_NODE_COMPACT_EMBEDDING : [0.25, -0.5, 0.125, Math.fround(1 / 3)]
         expect(Array.from(graph.nodes.get("n1")?.embedding ?? [])).toEqual(embedding)
         expect(yield* store.getNodes(["missing", "n1"])).toEqual([back(node)])
+        // A lexical query asks without vectors: everything else is the same.
+        const lean = options.readsWithoutVectors === true ? { ...back(node), embedding: null } : back(node)
+        expect(yield* store.getNodes(["missing", "n1"], { withEmbeddings: false })).toEqual([lean])
+        expect(yield* store.getNodes(["n1"], { withEmbeddings: true })).toEqual([back(node)])
       })
     )
 

@@ -18,7 +18,7 @@ import { graphStoreContract } from "./contract.js"
 graphStoreContract(
   "postgres",
   (dir) => Effect.flatMap(openTestDatabase("awhm_owner", `test:${path.basename(dir).replace(/[^A-Za-z0-9._-]/g, "")}`), (db) => makeGraphStorePostgres(db)),
-  { persistent: true, compactVectors: true }
+  { persistent: true, compactVectors: true, readsWithoutVectors: true }
 )
 
 describe("GraphStorePostgres vectors", () => {

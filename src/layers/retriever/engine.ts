@@ -158,12 +158,15 @@ export const rankQuery = (req: RankRequest, settings: RankSettings, sources: Ran
   // Lexical relevance is relative to the best match in either source, so a graph memory matching only a
   // name is not "the best lexical match" while a log line matches the whole question.
   const bestLexical = Math.max(graphSearch?.hits[0]?.score ?? 0, rawSearch?.hits[0]?.score ?? 0)
+  const raw = sources.raw !== null && rawSearch !== null ? rankRawLog(req, settings, sources.raw, rawSearch, bestLexical) : []
+  // The raw log asked for statements not fetched yet: the caller fetches them and ranks again, so the rest
+  // of this pass would be thrown away.
+  if (sources.graph !== null && sources.graph.missing.size > 0) return { results: [], returnedNodes: [] }
   const graph =
     sources.graph === null || graphSearch === null
       ? { ranked: [], nodes: new Map<string, { node: MemoryNode; strength: Strength }>() }
       : rankGraph(req, settings, ctx, sources.graph, graphSearch, bestLexical)
-  items.push(...graph.ranked)
-  if (sources.raw !== null && rawSearch !== null) items.push(...rankRawLog(req, settings, sources.raw, rawSearch, bestLexical))
+  items.push(...graph.ranked, ...raw)
   // Newer wins among the best candidates, then the cut: a newer statement ranked below k can take the place of an older one.
   const merged = mergeRanked(items, Math.max(req.k, NEWER_WINS_POOL))
   const results = (settings.newerWins === false ? merged : newerWins(merged, req.query, req.includeHistory)).slice(0, req.k).map(toResult)

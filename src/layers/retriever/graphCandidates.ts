@@ -53,7 +53,8 @@ export const fetchGraphCandidates = (store: GraphStoreShape, req: CandidateReque
       ids.add(e.source)
       ids.add(e.target)
     }
-    const nodes = new Map((yield* store.getNodes([...ids])).map((n) => [n.id, n] as const))
+    // A node's vector scores it only against a query vector (engine: lexical hits and neighbours).
+    const nodes = new Map((yield* store.getNodes([...ids], { withEmbeddings: req.queryVector !== null })).map((n) => [n.id, n] as const))
     const accessP90 = yield* store.accessP90
     const statements = new Map<string, Array<MemoryNode>>()
     const candidates: GraphCandidates = {
