@@ -60,6 +60,22 @@ const listen = (server: net.Server, socketPath: string): Promise<void> =>
     })
   })
 
+/** When the client has read the answer and closed, or a second later at most (a client that never closes). */
+const closedOrLater = (socket: net.Socket): Promise<void> =>
+  new Promise((resolve) => {
+    if (socket.destroyed) return resolve()
+    const timer = setTimeout(resolve, 1_000)
+    socket.once("close", () => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
+
+/** The server's own warnings (a deferred index save that failed): its stderr, no hook's reply. */
+const serverWarn = (line: string) => {
+  process.stderr.write(line + "\n")
+}
+
 /** Runs one hook for a client, with its stdin, environment and output kept apart from the server's. */
 const runRequest = async (
   request: HookRequest,
@@ -214,17 +230,21 @@ export const serveHooks = async (options: HookServerOptions): Promise<"stopped" 
         request === null
           ? { stdout: "", stderr: "awhm hook error: the hook server got an unreadable request\n" }
           : closed
-            ? runRequest(request, dataDir, recall, options.runHook).finally(() => Effect.runPromise(recall.release))
+            ? runRequest(request, dataDir, recall, options.runHook).finally(() => {
+                recall.saveDeferred(serverWarn)
+                return Effect.runPromise(recall.release)
+              })
             : runRequest(request, dataDir, recall, options.runHook)
       )
-      queue = reply.catch(() => undefined)
-      void reply
+      const answered = reply
         .catch((e: unknown) => ({ stdout: "", stderr: `awhm hook error: ${String(e).split("\n")[0]}\n` }))
         .then((r) => {
           pending--
           lastActivity = Date.now()
           socket.end(JSON.stringify(r))
         })
+      // The next hook waits for the index save this one left, which waits until the answer is read.
+      queue = answered.then(() => closedOrLater(socket)).then(() => recall.saveDeferred(serverWarn))
     })
   })
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(signal, stop)

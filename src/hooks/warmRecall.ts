@@ -55,12 +55,15 @@ export const makeWarmRecall = () => {
       )
       const embedder = Context.get(context, Embedder)
       const file = graphFile(config)
+      const state = new RetrieverState(embedder.enabled ? embedder.modelId : null, { k1: config.bm25K1, b: config.bm25B })
+      // Rewriting the saved index waits until the hook has its answer (saveDeferred).
+      state.deferSaves = true
       const opened: Warm = {
         key,
         fileId: file === null ? null : fileId(file),
         scope,
         context,
-        state: new RetrieverState(embedder.enabled ? embedder.modelId : null, { k1: config.bm25K1, b: config.bm25B })
+        state
       }
       return opened
     })
@@ -95,5 +98,10 @@ export const makeWarmRecall = () => {
       )
     })
 
-  return { services, warmUp, release, context }
+  /** Writes what the last hook left to save (the server calls it once that hook's answer is out). */
+  const saveDeferred = (warn: (line: string) => void) => {
+    warm?.state.saveDeferred(warn)
+  }
+
+  return { services, warmUp, release, context, saveDeferred }
 }

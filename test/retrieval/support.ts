@@ -7,6 +7,7 @@ import { makeGraphStoreMemory } from "../../src/layers/GraphStoreMemory.js"
 import { RawLogLive } from "../../src/layers/RawLogLive.js"
 import { RawLogMemory } from "../../src/layers/RawLogMemory.js"
 import { makeRetrieverLayer } from "../../src/layers/RetrieverLive.js"
+import type { RetrieverState } from "../../src/layers/retriever/service.js"
 import { SessionBufferMemory } from "../../src/layers/SessionBufferMemory.js"
 import { Embedder, EmbedderError } from "../../src/services/Embedder.js"
 import { GraphStore } from "../../src/services/GraphStore.js"
@@ -102,7 +103,7 @@ export const logAll = (
  * A retriever over a file raw log under `dir` whose listing, stat and read calls are pushed onto `calls`
  * ("list", "stat <sid>", "read <sid>"); `persist`: it keeps its index under the data dir, as a CLI process does.
  */
-export const countedRawLogRetriever = (dir: string, calls: Array<string>, persist: boolean) => {
+export const countedRawLogRetriever = (dir: string, calls: Array<string>, persist: boolean, state?: RetrieverState) => {
   const counted = Layer.effect(
     RawLog,
     Effect.map(RawLog, (log) =>
@@ -114,7 +115,7 @@ export const countedRawLogRetriever = (dir: string, calls: Array<string>, persis
       })
     )
   ).pipe(Layer.provide(RawLogLive))
-  return makeRetrieverLayer({ persist, warn: () => {} }).pipe(
+  return makeRetrieverLayer({ persist, warn: () => {}, ...(state === undefined ? {} : { state }) }).pipe(
     Layer.provideMerge(
       Layer.mergeAll(counted, SessionBufferMemory, Layer.effect(GraphStore, makeGraphStoreMemory(graphOf([]))), countingEmbedder().layer)
     ),

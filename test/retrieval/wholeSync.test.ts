@@ -5,7 +5,7 @@ import { Effect, Layer } from "effect"
 import { vi } from "vitest"
 import { ConfigFromValues } from "../../src/layers/ConfigLive.js"
 import { RawLogLive } from "../../src/layers/RawLogLive.js"
-import { FULL_LISTING_MS } from "../../src/layers/retriever/service.js"
+import { FULL_LISTING_MS, RetrieverState } from "../../src/layers/retriever/service.js"
 import { RawLog } from "../../src/services/RawLog.js"
 import { Retriever } from "../../src/services/Retriever.js"
 import { scopedTempDir } from "../support/cli.js"
@@ -74,6 +74,38 @@ describe("a whole process follows the raw log's change journal from where the sa
       } finally {
         vi.useRealTimers()
       }
+    })
+  )
+
+  it.scoped("a long-lived server's query leaves rewriting the index to saveDeferred, which writes all it indexed", () =>
+    Effect.gen(function* () {
+      const dir = yield* scopedTempDir("awhm-deferred-")
+      yield* Effect.flatMap(RawLog, (log) =>
+        Effect.forEach(Array.from({ length: 210 }, (_, i) => i), (i) => log.append({ sessionId: "s1", role: "user", content: `retro note ${i} about the release train` }))
+      ).pipe(Effect.provide(RawLogLive.pipe(Layer.provide(ConfigFromValues(dir)))))
+      const calls: Array<string> = []
+      const state = new RetrieverState(null, { k1: 1.5, b: 0.75 }) // the configuration's defaults
+      state.deferSaves = true
+      const ask = (layer: ReturnType<typeof processLayer>) =>
+        Effect.flatMap(Retriever, (r) => r.retrieve("retro note 7", { lexicalOnly: true, k: 1 })).pipe(
+          Effect.map((results) => results.map((r) => r.content)),
+          Effect.provide(layer)
+        )
+      const view = path.join(dir, "index", "rawlog.bin")
+      // 210 messages indexed: worth a save, but not while the hook waits for its answer.
+      expect(yield* ask(countedRawLogRetriever(dir, calls, true, state))).toEqual(["retro note 7 about the release train"])
+      expect(fs.existsSync(view)).toBe(false)
+      const warnings: Array<string> = []
+      state.saveDeferred((line) => warnings.push(line))
+      expect(warnings).toEqual([])
+      expect(fs.existsSync(view)).toBe(true)
+      // Nothing is left to save, and the next process finds every message in the saved copy.
+      const saved = fs.statSync(view).mtimeMs
+      state.saveDeferred((line) => warnings.push(line))
+      expect(fs.statSync(view).mtimeMs).toBe(saved)
+      calls.length = 0
+      expect(yield* ask(processLayer(dir, calls))).toEqual(["retro note 7 about the release train"])
+      expect(calls).toEqual([])
     })
   )
 })

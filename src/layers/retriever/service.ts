@@ -60,6 +60,12 @@ export class RetrieverState {
   embedderBroken = false
   /** The deletion stamp the views were built under (null: not yet used). */
   deletionStamp: number | null = null
+  /**
+   * A long-lived server sets this: a query that makes the saved copy worth rewriting leaves that to
+   * saveDeferred, which the server calls once its answer is out (a rewrite at 100k costs ~0.4 s).
+   */
+  deferSaves = false
+  private deferred: { readonly target: PersistTarget; readonly vectorsChanged: boolean } | null = null
 
   constructor(
     _modelId: string | null,
@@ -78,6 +84,26 @@ export class RetrieverState {
       this.persistLoaded = this.restored = this.vectorsLoaded = false
     }
     this.deletionStamp = stamp
+  }
+
+  /** Saves now, or (deferSaves) when saveDeferred is called; new vectors of every deferred query are kept. */
+  save(target: PersistTarget, vectorsChanged: boolean, warn: (line: string) => void): void {
+    if (!this.deferSaves) return saveView(target, this.rawView, vectorsChanged, warn)
+    this.deferred = { target, vectorsChanged: vectorsChanged || this.deferred?.vectorsChanged === true }
+  }
+
+  /** The save a query left for later, if any (its deletion stamp still decides whether it may be written). */
+  saveDeferred(warn: (line: string) => void): void {
+    const d = this.deferred
+    this.deferred = null
+    if (d !== null) saveView(d.target, this.rawView, d.vectorsChanged, warn)
+  }
+}
+
+const saveView = (target: PersistTarget, view: RawLogView, vectorsChanged: boolean, warn: (line: string) => void): void => {
+  const failure = savePersisted(target, view, vectorsChanged)
+  if (failure !== null && !noteUnsaved("the retrieval index", failure)) {
+    warn(`awhm: could not save the retrieval index (${errorCode(failure) ?? "write failed"}); it is rebuilt next time`)
   }
 }
 
@@ -257,10 +283,7 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
         )
         yield* reinforce(outcome.returnedNodes, now)
         if (persistTarget !== null && (worthSaving(rawView.unsaved) || rawView.copyBehind || vectorsChanged)) {
-          const failure = savePersisted(persistTarget, rawView, vectorsChanged)
-          if (failure !== null && !noteUnsaved("the retrieval index", failure)) {
-            warn(`awhm: could not save the retrieval index (${errorCode(failure) ?? "write failed"}); it is rebuilt next time`)
-          }
+          state.save(persistTarget, vectorsChanged, warn)
         }
         return outcome.results satisfies ReadonlyArray<RetrievalResult>
       })
