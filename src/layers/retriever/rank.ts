@@ -56,8 +56,20 @@ export const statusBonus = (node: MemoryNode, ctx: EligibilityContext): number =
 /** The key a message is known by across sources. */
 export const refKey = (sessionId: string, messageIndex: number): string => `${sessionId}\u0000${messageIndex}`
 
-/** The content dedup key (the reference's content[:200], normalized). */
-export const contentKey = (content: string): string => normalizeText(content).slice(0, 200)
+const CONTENT_KEY = 200
+
+/**
+ * The content dedup key (the reference's content[:200], normalized). A long text normalises only its first
+ * 400 characters when that leaves more than 200: a prefix normalises as the whole text does except for its
+ * last character (a cut whitespace run, a trailing mark, a final sigma), which is past the 200th then.
+ */
+export const contentKey = (content: string): string => {
+  if (content.length > 4 * CONTENT_KEY) {
+    const head = normalizeText(content.slice(0, 2 * CONTENT_KEY))
+    if (head.length > CONTENT_KEY) return head.slice(0, CONTENT_KEY)
+  }
+  return normalizeText(content).slice(0, CONTENT_KEY)
+}
 
 const PRIORITY = { buffer: 2, graph: 1, raw_log: 0 } as const
 
