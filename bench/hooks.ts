@@ -82,7 +82,7 @@ const benchEnv = (dataDir: string, extra: Record<string, string> = {}): NodeJS.P
  * Medians of `node dist/awhm.mjs <args>` fed `input`: whole-process wall time, and CPU time (user+sys),
  * which other load on a shared machine disturbs much less. Run under bash, whose `times` reports the CPU.
  */
-const timeHook = (dataDir: string, args: ReadonlyArray<string>, input: (i: number) => string, server = false, script: string | null = BIN) => {
+export const timeHook = (dataDir: string, args: ReadonlyArray<string>, input: (i: number) => string, server = false, script: string | null = BIN) => {
   const wall: Array<number> = []
   const cpu: Array<number> = []
   // With the server, every timed hook must have been answered by it (else the row would time the fallback).
@@ -107,14 +107,13 @@ const timeHook = (dataDir: string, args: ReadonlyArray<string>, input: (i: numbe
   return { wall: median(wall), cpu: median(cpu) }
 }
 
-const fmt = (t: { readonly wall: number; readonly cpu: number }) => `${t.wall.toFixed(0)} ms (${t.cpu.toFixed(0)} ms CPU)`
+export const fmt = (t: { readonly wall: number; readonly cpu: number }) => `${t.wall.toFixed(0)} ms (${t.cpu.toFixed(0)} ms CPU)`
 
-const runAwhm = (dataDir: string, args: ReadonlyArray<string>) =>
+export const runAwhm = (dataDir: string, args: ReadonlyArray<string>) =>
   spawnSync(process.execPath, [BIN, ...args], { env: benchEnv(dataDir), encoding: "utf8" })
 
-/** Starts the data dir's hook server and waits until it has warmed up (its first answer), in ms. */
 /** Resident memory of a process in MB (Linux /proc), NaN elsewhere. */
-const rssMb = (pid: number | undefined): number => {
+export const rssMb = (pid: number | undefined): number => {
   try {
     const kb = /VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]
     return kb === undefined ? NaN : Number(kb) / 1024
@@ -123,7 +122,8 @@ const rssMb = (pid: number | undefined): number => {
   }
 }
 
-const startServer = (dataDir: string, payload: string): { readonly ms: number; readonly pid: number | undefined } => {
+/** Starts the data dir's hook server and waits until it has warmed up (its first answer), in ms. */
+export const startServer = (dataDir: string, payload: string): { readonly ms: number; readonly pid: number | undefined } => {
   const started = Date.now()
   const child = spawn(process.execPath, [BIN, "hook", "serve", "--data-dir", dataDir, "--idle-seconds", "600"], {
     detached: true,

@@ -11,6 +11,7 @@ import { Effect, Layer } from "effect"
 import { AwhmLive } from "../src/layers/Main.js"
 import { loadConfig } from "../src/layers/ConfigLive.js"
 import { Retriever } from "../src/services/Retriever.js"
+import { fmt, rssMb, runAwhm, startServer, timeHook } from "./hooks.js"
 import { seedDataDir } from "./scaleSeed.js"
 import { median } from "./stats.js"
 
@@ -101,6 +102,19 @@ export const warm = async (dataDir: string, flags: Record<string, string> = {}) 
   )
 }
 
+/** The prompt hook at this size: in the process, then through a hook server started for it. */
+const hooksAt = (dir: string, n: number): string => {
+  const prompt = (i: number) => JSON.stringify({ session_id: `scale-hook-${n}`, cwd: "/bench/project", prompt: `${QUERIES[Math.abs(i) % QUERIES.length]} (${i})` })
+  const inProcess = timeHook(dir, ["hook", "prompt"], prompt)
+  const server = startServer(dir, prompt(-1))
+  try {
+    const served = timeHook(dir, ["hook", "prompt"], prompt, true)
+    return `| ${n.toLocaleString("en-US")} | ${fmt(inProcess)} | ${fmt(served)} | ${s(server.ms / 1000)} | ${Math.round(rssMb(server.pid))} MB |`
+  } finally {
+    runAwhm(dir, ["hook", "shutdown"])
+  }
+}
+
 /** `awhm consolidate` after one new 20-message session (a fresh session each run). */
 const consolidateOne = (bin: string, dataDir: string, runs: number, extra: Record<string, string>) =>
   medianCost(
@@ -125,6 +139,7 @@ export async function run(): Promise<string> {
   // SCALE_BENCH_QUICK=1: only the lexical query, the warm query and the disk (a busy machine, a big size).
   const quick = process.env["SCALE_BENCH_QUICK"] === "1"
   const rows: Array<string> = []
+  const hookRows: Array<string> = []
   const seedTimes: Array<string> = []
   // Other work on the machine stretches wall time (not CPU time): the 1-minute load average says how much.
   const loads: Array<number> = [os.loadavg()[0]!]
@@ -146,6 +161,7 @@ export async function run(): Promise<string> {
             `${w === null ? "-" : `${w.p50.toFixed(1)} / ${w.p95.toFixed(1)} ms (${w.cpu.toFixed(1)} ms CPU)`} | ${consolidate === null ? "-" : cost(consolidate)} | ` +
             `${label === "this build" ? `${(duBytes(dir) / n / 1024).toFixed(2)} KB` : "-"} |`
         )
+        if (label === "this build" && !quick) hookRows.push(hooksAt(dir, n))
         loads.push(os.loadavg()[0]!)
         process.stderr.write(`scale: ${n} ${label} done\n`)
       }
@@ -167,6 +183,18 @@ export async function run(): Promise<string> {
     "",
     "| memories | build | query --lexical-only | query, real model | warm query p50 / p95 | consolidate one session | disk per memory |",
     "|---|---|---|---|---|---|---|",
-    ...rows
+    ...rows,
+    ...(hookRows.length === 0
+      ? []
+      : [
+          "",
+          "The prompt hook on the same data dirs (`node dist/awhm.mjs hook prompt`, a LoCoMo question, mock embedder, lexical):",
+          "in the process (`AWHM_HOOK_SERVER=0`), and answered by the hook server (whole client process; in brackets its CPU),",
+          "medians of 20 runs after one; the server's start until its first answer, and its memory after the runs.",
+          "",
+          "| memories | hook prompt, in the process | hook prompt, through the server | server ready | server RSS |",
+          "|---|---|---|---|---|",
+          ...hookRows
+        ])
   ].join("\n")
 }
