@@ -672,13 +672,29 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
     const flushReinforcement = Effect.suspend(() => {
       if (pending.size === 0) return Effect.void
       const taken = pending.take()
-      return writeTransaction(
+      // Reinforcement changes a node's access count, last access and strength only: its row's JSON and count
+      // column, never its terms, lookup keys, search columns or vector (a full node write would recompute
+      // all of them: ~0.1 s of cold code at the end of every query process).
+      return withImmediate(
         Effect.gen(function* () {
-          const fresh = yield* nodesById([...taken.keys()])
-          return [undefined, { upsertNodes: reinforced(taken, (id) => fresh.get(id)) }] as const
-        }),
-        () => cache
+          const fresh = yield* nodesById([...taken.keys()], false)
+          const nodes = reinforced(taken, (id) => fresh.get(id))
+          for (const n of nodes) {
+            yield* sql`UPDATE nodes SET data = ${nodeRowData(n, rowModel)}, access_count = ${n.accessCount} WHERE id = ${n.id}`
+          }
+          return nodes
+        })
       ).pipe(
+        Effect.tap((nodes) =>
+          Effect.sync(() => {
+            const graph = cache?.graph
+            for (const n of nodes) {
+              const held = graph?.nodes.get(n.id)
+              if (held !== undefined) graph!.nodes.set(n.id, { ...held, accessCount: n.accessCount, lastAccessed: n.lastAccessed, strength: n.strength })
+            }
+            localWrites++
+          })
+        ),
         Effect.tapError(() => Effect.sync(() => pending.restore(taken))),
         Effect.mapError(fail("save"))
       )
