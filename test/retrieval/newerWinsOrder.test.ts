@@ -95,6 +95,41 @@ describe("newer wins across graph and raw log: the exact order", () => {
   )
 })
 
+describe("a value holds from its latest statement", () => {
+  const APR = "2026-04-10T09:00:00.000Z"
+  it.effect("a value said again after a different one is current: its statements first, as they ranked; only the other value is marked", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "My LDL cholesterol measured 102 mg/dL.", JAN],
+        ["user", "My LDL cholesterol measured 98 mg/dL at the clinic last week.", FEB],
+        ["user", "Back up again: after the holidays my LDL cholesterol measured 102 mg/dL at the lab.", APR]
+      ])
+      const results = yield* retrieve("What is my LDL cholesterol?")
+      expect(marked(results)).toEqual([
+        ["raw_log", "My LDL cholesterol measured 102 mg/dL.", null, "98 mg", null],
+        ["raw_log", "Back up again: after the holidays my LDL cholesterol measured 102 mg/dL at the lab.", null, null, null],
+        ["raw_log", "My LDL cholesterol measured 98 mg/dL at the clinic last week.", APR, null, null]
+      ])
+      expect(results[0]!.updated).toEqual({ at: APR, before: "98 mg", beforeAt: FEB })
+      expect(results[2]!.supersededBy).toEqual({ at: APR, sourceRefs: [ref("s1", 2)] })
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("the first statement of the current value stays above its later restatement; the old value after both", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I raised my monthly book budget to $50.", FEB],
+        ["user", "Just noting for the record, since we talked about reading plans and libraries, my monthly book budget is still $50.", MAR]
+      ])
+      expect(marked(yield* retrieve("What is my monthly book budget?"))).toEqual([
+        ["raw_log", "I raised my monthly book budget to $50.", null, "$35", null],
+        ["raw_log", "Just noting for the record, since we talked about reading plans and libraries, my monthly book budget is still $50.", null, null, null],
+        ["graph", "My monthly book budget is $35.", MAR, null, null]
+      ])
+    }).pipe(Effect.provide(bookBudgets))
+  )
+})
+
 describe("not one value: nothing moves, nothing is marked", () => {
   it.effect("two different budgets", () =>
     Effect.gen(function* () {

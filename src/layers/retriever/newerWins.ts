@@ -223,16 +223,25 @@ export const newerWins = <A extends Said>(
     const members = stated.flatMap((s, i) => (s !== null && (i === anchorAt || sameValueAs(s, anchor, terms)) ? [i] : []))
     if (new Set(members.map((i) => stated[i]!.mention.value)).size >= 2) {
       const at = (i: number) => ranked[i]!.at!
-      const byTime = [...members].sort((a, b) => (at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : a - b))
-      const newest = byTime[0]!
       const value = (i: number) => stated[i]!.mention.value
-      const older = byTime.find((i) => value(i) !== value(newest))!
-      // Newest first; in time order when history is asked for; where they ranked when the question is about the past.
-      const order = includeHistory ? [...byTime].reverse() : ASKS_HISTORY.test(query) ? members : byTime
+      const byTime = [...members].sort((a, b) => (at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : a - b))
+      // A value holds from its latest statement: the statements of the current value (its first one and its
+      // restatements alike) come first, as they ranked; then each older value, the most recently said first.
+      const latest = new Map<string, string>()
+      for (const i of byTime) if (!latest.has(value(i))) latest.set(value(i), at(i))
+      const byValue = [...members].sort((a, b) => {
+        const [la, lb] = [latest.get(value(a))!, latest.get(value(b))!]
+        return la !== lb ? (lb < la ? -1 : 1) : value(a) === value(b) ? a - b : at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : a - b
+      })
+      const current = value(byValue[0]!)
+      const newest = byTime.find((i) => value(i) === current)!
+      const older = byTime.find((i) => value(i) !== current)!
+      // Current value first; in time order when history is asked for; where they ranked when the question is about the past.
+      const order = includeHistory ? [...byTime].reverse() : ASKS_HISTORY.test(query) ? members : byValue
       members.forEach((pos, j) => (out[pos] = ranked[order[j]!]!))
       const now = ranked[newest]!
-      Object.assign(now, { updated: { at: now.at!, before: value(older), beforeAt: at(older) } })
-      for (const i of members) if (i !== newest && at(i) <= now.at!) Object.assign(ranked[i]!, { supersededBy: { at: now.at!, ...refOf(now) } })
+      Object.assign(ranked[byValue[0]!]!, { updated: { at: now.at!, before: value(older), beforeAt: at(older) } })
+      for (const i of members) if (value(i) !== current) Object.assign(ranked[i]!, { supersededBy: { at: now.at!, ...refOf(now) } })
     }
   }
 
