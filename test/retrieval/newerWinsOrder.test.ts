@@ -131,6 +131,32 @@ describe("a value holds from its latest statement", () => {
 })
 
 describe("not one value: nothing moves, nothing is marked", () => {
+  it.effect("a question naming what a date is of: a later date of another event about the same thing is no update of it", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "The deadline for the Green Tech article series was extended to July 7, 2024.", JAN],
+        ["user", "I celebrated the Green Tech article series on July 1 with the team.", FEB]
+      ])
+      expect(marked(yield* retrieve("What is the deadline for the Green Tech article series?"))).toEqual([
+        ["raw_log", "The deadline for the Green Tech article series was extended to July 7, 2024.", null, null, null],
+        ["raw_log", "I celebrated the Green Tech article series on July 1 with the team.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("a threshold aimed at is no measurement: the measured level stays current", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "My LDL cholesterol measured 110 mg/dL.", JAN],
+        ["user", "I'm trying to reduce my LDL cholesterol to below 100 mg/dL by December.", FEB]
+      ])
+      expect(marked(yield* retrieve("What is my LDL cholesterol?"))).toEqual([
+        ["raw_log", "My LDL cholesterol measured 110 mg/dL.", null, null, null],
+        ["raw_log", "I'm trying to reduce my LDL cholesterol to below 100 mg/dL by December.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
   it.effect("two different budgets", () =>
     Effect.gen(function* () {
       yield* logAll("s1", [

@@ -6,7 +6,7 @@
 import type { SourceRef } from "../../domain/Message.js"
 import type { ConflictsWith, SupersededBy, Updated } from "../../domain/Result.js"
 import { analyze } from "../../search/IndexAnalyzer.js"
-import { type AttributeMention, attributeMentions, isAimed, namesThing } from "../../text/attributes.js"
+import { type AttributeMention, askedAttribute, attributeMentions, isAimed, isThreshold, namesThing } from "../../text/attributes.js"
 import { splitSentences } from "../../text/sentences.js"
 
 /** What newerWins needs of a candidate besides its content. */
@@ -42,6 +42,9 @@ const EXPECTED: ReadonlyArray<readonly [RegExp, ReadonlySet<AttributeMention["ki
   [/\bhow long\b/i, new Set(["quantity", "count", "time"])],
   [/\bwhen\b|\bwhat (?:date|day|time)\b|\bdeadline\b/i, new Set(["date", "time"])]
 ]
+
+// A question about a goal or a limit asks for the threshold itself ("What is my target weight?", "the limit below which …").
+const THRESHOLD_QUERY = /\b(?:goals?|targets?|aim(?:s|ing)?|limits?|below|under|above|at least|at most|less than|more than)\b/i
 
 /** A candidate's sentence stating a value counts when it covers at least this share of the query's terms. */
 const MIN_COVERAGE = 0.4
@@ -99,7 +102,9 @@ const statedValue = (
   sentences: ReadonlyArray<AnalyzedSentence>,
   query: ReadonlySet<string>,
   kinds: ReadonlySet<string> | null,
-  given: ReadonlyArray<AttributeMention>
+  given: ReadonlyArray<AttributeMention>,
+  asked: ReadonlyArray<string> | null,
+  asksThreshold: boolean
 ): Stated | null => {
   let best: Stated | null = null
   for (const s of sentences) {
@@ -112,9 +117,13 @@ const statedValue = (
     // Of its values, the one whose attribute and unit the query names most ("per minute" asks for requests/minute, not a version).
     let chosen: Stated | null = null
     let named = -1
+    // Most dates mark events: a date is of what the question asks about only where the sentence names it
+    // (the series' deadline, not the day its views passed 50,000).
+    const namesAsked = asked === null || asked.some((w) => s.terms.has(w))
     for (const m of mentionsOf(s)) {
       if (kinds !== null && !kinds.has(m.kind)) continue
-      if (!namesThing(m) || given.some((g) => g.kind === m.kind && g.unit === m.unit) || isAimed(m, s.text)) continue
+      if (!namesAsked && (m.kind === "date" || m.kind === "time")) continue
+      if (!namesThing(m) || given.some((g) => g.kind === m.kind && g.unit === m.unit) || isAimed(m, s.text) || (!asksThreshold && isThreshold(m, s.text))) continue
       const words = analyze(m.attribute)
       const shared = words.filter((w) => query.has(w)).length
       if (shared === 0) continue
@@ -216,7 +225,12 @@ export const newerWins = <A extends Said>(
   const ranked = [...out]
   const kinds = EXPECTED.find(([re]) => re.test(query))?.[1] ?? null
   const given = attributeMentions(query)
-  const stated = ranked.slice(0, n).map((c) => (c.said === true && c.at !== undefined ? statedValue(sentencesOf(c.content), terms, kinds, given) : null))
+  const askedWords = askedAttribute(query)
+  const asked = askedWords === null ? null : analyze(askedWords.join(" "))
+  const asksThreshold = THRESHOLD_QUERY.test(query)
+  const stated = ranked
+    .slice(0, n)
+    .map((c) => (c.said === true && c.at !== undefined ? statedValue(sentencesOf(c.content), terms, kinds, given, asked, asksThreshold) : null))
   const anchorAt = stated.findIndex((s) => s !== null && s.coverage >= MIN_COVERAGE)
   if (anchorAt >= 0) {
     const anchor = stated[anchorAt]!
