@@ -130,6 +130,34 @@ describe("a value holds from its latest statement", () => {
   )
 })
 
+describe("the answer states the value", () => {
+  it.effect("a statement of the value asked for moves above the user's statement about the same thing that states none", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "My job as a senior engineer at Acme Corp keeps me busy.", JAN],
+        ["user", "After my raise I earn $80,000 as a senior engineer at Acme Corp, which feels great for my family.", FEB]
+      ])
+      expect(marked(yield* retrieve("What is my salary as a senior engineer at Acme Corp?"))).toEqual([
+        ["raw_log", "After my raise I earn $80,000 as a senior engineer at Acme Corp, which feels great for my family.", null, null, null],
+        ["raw_log", "My job as a senior engineer at Acme Corp keeps me busy.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("not above a statement covering more of the question", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "My salary as a senior engineer at Acme Corp is paid monthly.", JAN],
+        ["user", "After my raise I earn $80,000 as a senior engineer at Acme Corp, which feels great for my family.", FEB]
+      ])
+      expect(marked(yield* retrieve("What is my salary as a senior engineer at Acme Corp?"))).toEqual([
+        ["raw_log", "My salary as a senior engineer at Acme Corp is paid monthly.", null, null, null],
+        ["raw_log", "After my raise I earn $80,000 as a senior engineer at Acme Corp, which feels great for my family.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+})
+
 describe("not one value: nothing moves, nothing is marked", () => {
   it.effect("a question naming what a date is of: a later date of another event about the same thing is no update of it", () =>
     Effect.gen(function* () {

@@ -173,6 +173,17 @@ const affirms = (sentences: ReadonlyArray<AnalyzedSentence>, denial: ReadonlyArr
   return best
 }
 
+/** The best share of the query's terms one sentence covers. */
+const coverageOf = (sentences: ReadonlyArray<AnalyzedSentence>, query: ReadonlySet<string>): number => {
+  let best = 0
+  for (const s of sentences) {
+    let covered = 0
+    for (const t of query) if (s.terms.has(t)) covered++
+    best = Math.max(best, covered / query.size)
+  }
+  return best
+}
+
 const refOf = (x: Said) => ({ sourceRefs: x.sourceRefs, ...(x.nodeId !== undefined ? { nodeId: x.nodeId } : {}) })
 
 /**
@@ -256,6 +267,17 @@ export const newerWins = <A extends Said>(
       const now = ranked[newest]!
       Object.assign(ranked[byValue[0]!]!, { updated: { at: now.at!, before: value(older), beforeAt: at(older) } })
       for (const i of members) if (value(i) !== current) Object.assign(ranked[i]!, { supersededBy: { at: now.at!, ...refOf(now) } })
+    }
+    if (!ASKS_HISTORY.test(query) && !includeHistory) {
+      // The answer states a value: a statement of the user's about the same thing that states none, and covers the
+      // question no better, does not stand above it.
+      const first = members[0]!
+      const above = ranked.slice(0, first).findIndex((c, i) => {
+        if (c.said !== true || stated[i] !== null) return false
+        const coverage = coverageOf(sentencesOf(c.content), terms)
+        return coverage > 0 && coverage <= anchor.coverage
+      })
+      if (above >= 0) out.splice(above, 0, out.splice(first, 1)[0]!)
     }
   }
 
