@@ -144,6 +144,19 @@ describe("the answer states the value", () => {
     }).pipe(Effect.provide(world()))
   )
 
+  it.effect("and above an assistant line covering the question no better", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "Scott's homework completion is at 85% this term, up after tutoring with his new teacher.", JAN],
+        ["assistant", "Scott's homework completion matters a lot.", JAN]
+      ])
+      expect(marked(yield* retrieve("What is Scott's homework completion rate?"))).toEqual([
+        ["raw_log", "Scott's homework completion is at 85% this term, up after tutoring with his new teacher.", null, null, null],
+        ["raw_log", "Scott's homework completion matters a lot.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
   it.effect("not above a statement covering more of the question", () =>
     Effect.gen(function* () {
       yield* logAll("s1", [

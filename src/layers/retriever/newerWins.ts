@@ -269,11 +269,12 @@ export const newerWins = <A extends Said>(
       for (const i of members) if (value(i) !== current) Object.assign(ranked[i]!, { supersededBy: { at: now.at!, ...refOf(now) } })
     }
     if (!ASKS_HISTORY.test(query) && !includeHistory) {
-      // The answer states a value: a statement of the user's about the same thing that states none, and covers the
-      // question no better, does not stand above it.
+      // The answer states a value: a statement of the user's about the same thing that states none, or an assistant
+      // line, covering the question no better, does not stand above the user's statement of it.
       const first = members[0]!
       const above = ranked.slice(0, first).findIndex((c, i) => {
-        if (c.said !== true || stated[i] !== null) return false
+        // An assistant line covering no more is at best a restatement of what the user said.
+        if (c.said === true && stated[i] !== null) return false
         const coverage = coverageOf(sentencesOf(c.content), terms)
         return coverage > 0 && coverage <= anchor.coverage
       })
