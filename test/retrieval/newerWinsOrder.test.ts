@@ -95,6 +95,34 @@ describe("newer wins across graph and raw log: the exact order", () => {
   )
 })
 
+describe("a value said of a pronoun", () => {
+  it.effect("'set it to 100 requests/minute' is of the limit the question asks about, which the sentence names", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I'm rate limiting my API with Flask-Limiter to prevent abuse, and I've set it to 100 requests/minute.", JAN],
+        ["user", "The new rate limit for my API is 120 requests per minute.", FEB]
+      ])
+      expect(marked(yield* retrieve("What is the request limit per minute for my API?"))).toEqual([
+        ["raw_log", "The new rate limit for my API is 120 requests per minute.", null, "100 requests/minute", null],
+        ["raw_log", "I'm rate limiting my API with Flask-Limiter to prevent abuse, and I've set it to 100 requests/minute.", FEB, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("a pronoun's value in a sentence not naming what is asked is not of it", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "My memory limit on the server is 512 MB.", JAN],
+        ["user", "I looked at the cache on the server and set it to 256 MB.", FEB]
+      ])
+      expect(marked(yield* retrieve("What is my memory limit on the server?"))).toEqual([
+        ["raw_log", "My memory limit on the server is 512 MB.", null, null, null],
+        ["raw_log", "I looked at the cache on the server and set it to 256 MB.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+})
+
 describe("a value holds from its latest statement", () => {
   const APR = "2026-04-10T09:00:00.000Z"
   it.effect("a value said again after a different one is current: its statements first, as they ranked; only the other value is marked", () =>

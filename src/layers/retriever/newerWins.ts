@@ -92,6 +92,10 @@ const unitWords = (unit: string): ReadonlyArray<string> => {
   return out
 }
 
+// A value said of a pronoun: "set it to", "it's now at", "moved that to".
+const PRONOUN_BEFORE =
+  /\b(?:it|that|this)(?:['’]s)?\s+(?:(?:is|was|has|had|been|now|currently|already|just|finally|set|increased|decreased|raised|lowered|reduced|dropped|moved|changed|bumped|pushed|extended|shortened|adjusted|updated|upgraded|up|down|at|to|from)\s+)*$/i
+
 /**
  * The candidate's best sentence stating a value of an expected kind whose attribute the query names (of its values,
  * the one the query names most, by attribute and unit). A value of a kind and unit the query gives itself is what
@@ -124,7 +128,11 @@ const statedValue = (
       if (kinds !== null && !kinds.has(m.kind)) continue
       if (!namesAsked && (m.kind === "date" || m.kind === "time")) continue
       if (!namesThing(m) || given.some((g) => g.kind === m.kind && g.unit === m.unit) || isAimed(m, s.text) || (!asksThreshold && isThreshold(m, s.text))) continue
-      const words = analyze(m.attribute)
+      // "I've set it to 100 requests/minute": the value is of what "it" stands for, which the words read before
+      // it are not; the sentence's words of what the question asks about name it, when it says them.
+      const pronoun = PRONOUN_BEFORE.test(s.text.slice(Math.max(0, m.start - 40), m.start))
+      const said = pronoun && asked !== null ? asked.filter((w) => s.terms.has(w)) : []
+      const words = said.length > 0 ? said : analyze(m.attribute)
       const shared = words.filter((w) => query.has(w)).length
       if (shared === 0) continue
       const score = shared + unitWords(m.unit).filter((w) => query.has(w)).length
