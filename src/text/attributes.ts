@@ -493,3 +493,47 @@ export const updates = (earlier: AttributeMention, earlierText: string, later: A
   const same = a.size === 0 && b.size === 0 ? 1 : overlap(a, b)
   return same >= CONTEXT_OVERLAP_NO_CUE || (later.cue && same >= CONTEXT_OVERLAP)
 }
+
+// What a question asks the value of, when it names it: "What is the deadline for …", "What score did Scott
+// achieve …", "When is my scheduled safety inspection …", "How many people …". The words run up to the first
+// word that cannot be part of a name: a preposition, a pronoun, a verb.
+const ASKED = [
+  /^\s*(?:what|which)(?:\s+(?:is|was|are|were)|['’]s)\s+(.+)$/iu,
+  /^\s*(?:what|which)\s+(.+?)\s+(?:did|do|does|have|has|had|am|is|are|was|were|will|should|can|could)\b/iu,
+  /^\s*when\s+(?:is|was|are|were|will|did|does|do)\s+(.+)$/iu,
+  /^\s*how\s+many\s+(.+)$/iu
+]
+// Words that end the name asked about; and words before it that say which value, not of what ("my current …").
+const ASKED_END = new Set(
+  ("a an the and or but of at by for with about to from in on into as than that which who whom whose when where why how " +
+    "is am are was were be been do does did have has had will would shall should can could may might must " +
+    "i me my we us our you your he him his she her it its they them their this these those there here " +
+    "per based set so if").split(" ")
+)
+const ASKED_SKIP = /^(?:the|my|our|his|her|their|your|current|currently|latest|most|recent|recently|new|newest|updated|total|overall|\p{L}+['’]s)$/u
+
+/**
+ * The words of what a question asks the value of ("deadline", "safety inspection", "nightly rate"), or null
+ * when its wording names none ("How much do I spend at …").
+ */
+export const askedAttribute = (query: string): ReadonlyArray<string> | null => {
+  for (const re of ASKED) {
+    const m = re.exec(query)
+    if (m === null) continue
+    const words: Array<string> = []
+    for (const t of tokensOf(m[1]!)) {
+      if (words.length === 0 && (ASKED_SKIP.test(t.text) || PARTICIPLE.test(t.text))) continue
+      if (ASKED_END.has(t.text) || /^\d/.test(t.text)) break
+      words.push(t.text)
+      if (words.length === 4) break
+    }
+    if (words.length > 0) return words
+  }
+  return null
+}
+
+// A threshold is no value that holds: "to reduce my LDL cholesterol to below 100 mg/dL", "keep it under 200ms".
+const THRESHOLD = /\b(?:to|reach|get|stay|keep|bring|be|goal|target)\s+(?:it\s+)?(?:below|under|above|over|at least|at most|less than|more than|no more than)\s+$/i
+
+/** Whether the value is a threshold aimed at, not one that holds. */
+export const isThreshold = (m: AttributeMention, text: string): boolean => THRESHOLD.test(text.slice(Math.max(0, m.start - 40), m.start))

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { attributeMentions, isAimed, updates } from "../../src/text/attributes.js"
+import { askedAttribute, attributeMentions, isAimed, isThreshold, updates } from "../../src/text/attributes.js"
 import { canonicalKeyForContent, canonicalSlot, restates } from "../../src/text/canonical.js"
 import { consolidatePending } from "../../src/programs/consolidate.js"
 import { byContent, say, statements, withStores } from "./support.js"
@@ -144,6 +144,29 @@ describe("updates: the collisions found on real chats", () => {
     expect(isUpdate("- **Refrigerator**: 36 inches wide, 72 inches tall.", "- **Stove**: 30 inches wide, 36 inches tall.")).toBe(false)
     expect(attributeMentions("- **Stove**: the width is 30 inches.").map((m) => [m.attribute, m.holder])).toEqual([["width", "stove"]])
     expect(isUpdate("- **Stove**: the width is 30 inches.", "- **Stove**: the width is now 32 inches.")).toBe(true)
+  })
+})
+
+describe("what a question asks the value of", () => {
+  it("reads the name asked about, up to a preposition, a pronoun or a verb", () => {
+    expect(askedAttribute("What is the deadline for completing the Green Tech article series?")).toEqual(["deadline"])
+    expect(askedAttribute("When is my scheduled safety inspection for the apartment?")).toEqual(["safety", "inspection"])
+    expect(askedAttribute("What score did Scott achieve on his most recent math test?")).toEqual(["score"])
+    expect(askedAttribute("What budget ceiling have I set for purchasing a new phone?")).toEqual(["budget", "ceiling"])
+    expect(askedAttribute("What is my most recent LDL cholesterol level?")).toEqual(["ldl", "cholesterol", "level"])
+    expect(askedAttribute("What is the nightly rate for the hotel room I booked?")).toEqual(["nightly", "rate"])
+    expect(askedAttribute("How many people are confirmed to attend my event?")).toEqual(["people"])
+    // Nothing named: a verb asks ("how much do I spend"), or no value is asked for.
+    expect(askedAttribute("How much do I spend weekly at Whole Foods?")).toBeNull()
+    expect(askedAttribute("Have I ever synchronized my server time with an NTP service?")).toBeNull()
+  })
+
+  it("a value after 'to below', 'under' and the like is a threshold aimed at, not one that holds", () => {
+    const threshold = (text: string) => attributeMentions(text).map((m) => [m.value, isThreshold(m, text)])
+    expect(threshold("My goal is to reduce my LDL cholesterol to below 100 mg/dL.")).toEqual([["100 mg", true]])
+    expect(threshold("I want to keep it under 200ms for the login API.")).toEqual([["200 ms", true]])
+    expect(threshold("My LDL cholesterol recently measured 102 mg/dL.")).toEqual([["102 mg", false]])
+    expect(threshold("The login API response time dropped to 180ms.")).toEqual([["180 ms", false]])
   })
 })
 

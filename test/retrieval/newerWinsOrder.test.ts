@@ -95,7 +95,137 @@ describe("newer wins across graph and raw log: the exact order", () => {
   )
 })
 
+describe("a value said of a pronoun", () => {
+  it.effect("'set it to 100 requests/minute' is of the limit the question asks about, which the sentence names", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I'm rate limiting my API with Flask-Limiter to prevent abuse, and I've set it to 100 requests/minute.", JAN],
+        ["user", "The new rate limit for my API is 120 requests per minute.", FEB]
+      ])
+      expect(marked(yield* retrieve("What is the request limit per minute for my API?"))).toEqual([
+        ["raw_log", "The new rate limit for my API is 120 requests per minute.", null, "100 requests/minute", null],
+        ["raw_log", "I'm rate limiting my API with Flask-Limiter to prevent abuse, and I've set it to 100 requests/minute.", FEB, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("a pronoun's value in a sentence not naming what is asked is not of it", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "My memory limit on the server is 512 MB.", JAN],
+        ["user", "I looked at the cache on the server and set it to 256 MB.", FEB]
+      ])
+      expect(marked(yield* retrieve("What is my memory limit on the server?"))).toEqual([
+        ["raw_log", "My memory limit on the server is 512 MB.", null, null, null],
+        ["raw_log", "I looked at the cache on the server and set it to 256 MB.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+})
+
+describe("a value holds from its latest statement", () => {
+  const APR = "2026-04-10T09:00:00.000Z"
+  it.effect("a value said again after a different one is current: its statements first, as they ranked; only the other value is marked", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "My LDL cholesterol measured 102 mg/dL.", JAN],
+        ["user", "My LDL cholesterol measured 98 mg/dL at the clinic last week.", FEB],
+        ["user", "Back up again: after the holidays my LDL cholesterol measured 102 mg/dL at the lab.", APR]
+      ])
+      const results = yield* retrieve("What is my LDL cholesterol?")
+      expect(marked(results)).toEqual([
+        ["raw_log", "My LDL cholesterol measured 102 mg/dL.", null, "98 mg", null],
+        ["raw_log", "Back up again: after the holidays my LDL cholesterol measured 102 mg/dL at the lab.", null, null, null],
+        ["raw_log", "My LDL cholesterol measured 98 mg/dL at the clinic last week.", APR, null, null]
+      ])
+      expect(results[0]!.updated).toEqual({ at: APR, before: "98 mg", beforeAt: FEB })
+      expect(results[2]!.supersededBy).toEqual({ at: APR, sourceRefs: [ref("s1", 2)] })
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("the first statement of the current value stays above its later restatement; the old value after both", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I raised my monthly book budget to $50.", FEB],
+        ["user", "Just noting for the record, since we talked about reading plans and libraries, my monthly book budget is still $50.", MAR]
+      ])
+      expect(marked(yield* retrieve("What is my monthly book budget?"))).toEqual([
+        ["raw_log", "I raised my monthly book budget to $50.", null, "$35", null],
+        ["raw_log", "Just noting for the record, since we talked about reading plans and libraries, my monthly book budget is still $50.", null, null, null],
+        ["graph", "My monthly book budget is $35.", MAR, null, null]
+      ])
+    }).pipe(Effect.provide(bookBudgets))
+  )
+})
+
+describe("the answer states the value", () => {
+  it.effect("a statement of the value asked for moves above the user's statement about the same thing that states none", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "My job as a senior engineer at Acme Corp keeps me busy.", JAN],
+        ["user", "After my raise I earn $80,000 as a senior engineer at Acme Corp, which feels great for my family.", FEB]
+      ])
+      expect(marked(yield* retrieve("What is my salary as a senior engineer at Acme Corp?"))).toEqual([
+        ["raw_log", "After my raise I earn $80,000 as a senior engineer at Acme Corp, which feels great for my family.", null, null, null],
+        ["raw_log", "My job as a senior engineer at Acme Corp keeps me busy.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("and above an assistant line covering the question no better", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "Scott's homework completion is at 85% this term, up after tutoring with his new teacher.", JAN],
+        ["assistant", "Scott's homework completion matters a lot.", JAN]
+      ])
+      expect(marked(yield* retrieve("What is Scott's homework completion rate?"))).toEqual([
+        ["raw_log", "Scott's homework completion is at 85% this term, up after tutoring with his new teacher.", null, null, null],
+        ["raw_log", "Scott's homework completion matters a lot.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("not above a statement covering more of the question", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "My salary as a senior engineer at Acme Corp is paid monthly.", JAN],
+        ["user", "After my raise I earn $80,000 as a senior engineer at Acme Corp, which feels great for my family.", FEB]
+      ])
+      expect(marked(yield* retrieve("What is my salary as a senior engineer at Acme Corp?"))).toEqual([
+        ["raw_log", "My salary as a senior engineer at Acme Corp is paid monthly.", null, null, null],
+        ["raw_log", "After my raise I earn $80,000 as a senior engineer at Acme Corp, which feels great for my family.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+})
+
 describe("not one value: nothing moves, nothing is marked", () => {
+  it.effect("a question naming what a date is of: a later date of another event about the same thing is no update of it", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "The deadline for the Green Tech article series was extended to July 7, 2024.", JAN],
+        ["user", "I celebrated the Green Tech article series on July 1 with the team.", FEB]
+      ])
+      expect(marked(yield* retrieve("What is the deadline for the Green Tech article series?"))).toEqual([
+        ["raw_log", "The deadline for the Green Tech article series was extended to July 7, 2024.", null, null, null],
+        ["raw_log", "I celebrated the Green Tech article series on July 1 with the team.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("a threshold aimed at is no measurement: the measured level stays current", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "My LDL cholesterol measured 110 mg/dL.", JAN],
+        ["user", "I'm trying to reduce my LDL cholesterol to below 100 mg/dL by December.", FEB]
+      ])
+      expect(marked(yield* retrieve("What is my LDL cholesterol?"))).toEqual([
+        ["raw_log", "My LDL cholesterol measured 110 mg/dL.", null, null, null],
+        ["raw_log", "I'm trying to reduce my LDL cholesterol to below 100 mg/dL by December.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
   it.effect("two different budgets", () =>
     Effect.gen(function* () {
       yield* logAll("s1", [

@@ -6,7 +6,7 @@
 import type { SourceRef } from "../../domain/Message.js"
 import type { ConflictsWith, SupersededBy, Updated } from "../../domain/Result.js"
 import { analyze } from "../../search/IndexAnalyzer.js"
-import { type AttributeMention, attributeMentions, isAimed, namesThing } from "../../text/attributes.js"
+import { type AttributeMention, askedAttribute, attributeMentions, isAimed, isThreshold, namesThing } from "../../text/attributes.js"
 import { splitSentences } from "../../text/sentences.js"
 
 /** What newerWins needs of a candidate besides its content. */
@@ -42,6 +42,9 @@ const EXPECTED: ReadonlyArray<readonly [RegExp, ReadonlySet<AttributeMention["ki
   [/\bhow long\b/i, new Set(["quantity", "count", "time"])],
   [/\bwhen\b|\bwhat (?:date|day|time)\b|\bdeadline\b/i, new Set(["date", "time"])]
 ]
+
+// A question about a goal or a limit asks for the threshold itself ("What is my target weight?", "the limit below which …").
+const THRESHOLD_QUERY = /\b(?:goals?|targets?|aim(?:s|ing)?|limits?|below|under|above|at least|at most|less than|more than)\b/i
 
 /** A candidate's sentence stating a value counts when it covers at least this share of the query's terms. */
 const MIN_COVERAGE = 0.4
@@ -89,6 +92,10 @@ const unitWords = (unit: string): ReadonlyArray<string> => {
   return out
 }
 
+// A value said of a pronoun: "set it to", "it's now at", "moved that to".
+const PRONOUN_BEFORE =
+  /\b(?:it|that|this)(?:['’]s)?\s+(?:(?:is|was|has|had|been|now|currently|already|just|finally|set|increased|decreased|raised|lowered|reduced|dropped|moved|changed|bumped|pushed|extended|shortened|adjusted|updated|upgraded|up|down|at|to|from)\s+)*$/i
+
 /**
  * The candidate's best sentence stating a value of an expected kind whose attribute the query names (of its values,
  * the one the query names most, by attribute and unit). A value of a kind and unit the query gives itself is what
@@ -99,7 +106,9 @@ const statedValue = (
   sentences: ReadonlyArray<AnalyzedSentence>,
   query: ReadonlySet<string>,
   kinds: ReadonlySet<string> | null,
-  given: ReadonlyArray<AttributeMention>
+  given: ReadonlyArray<AttributeMention>,
+  asked: ReadonlyArray<string> | null,
+  asksThreshold: boolean
 ): Stated | null => {
   let best: Stated | null = null
   for (const s of sentences) {
@@ -112,10 +121,18 @@ const statedValue = (
     // Of its values, the one whose attribute and unit the query names most ("per minute" asks for requests/minute, not a version).
     let chosen: Stated | null = null
     let named = -1
+    // Most dates mark events: a date is of what the question asks about only where the sentence names it
+    // (the series' deadline, not the day its views passed 50,000).
+    const namesAsked = asked === null || asked.some((w) => s.terms.has(w))
     for (const m of mentionsOf(s)) {
       if (kinds !== null && !kinds.has(m.kind)) continue
-      if (!namesThing(m) || given.some((g) => g.kind === m.kind && g.unit === m.unit) || isAimed(m, s.text)) continue
-      const words = analyze(m.attribute)
+      if (!namesAsked && (m.kind === "date" || m.kind === "time")) continue
+      if (!namesThing(m) || given.some((g) => g.kind === m.kind && g.unit === m.unit) || isAimed(m, s.text) || (!asksThreshold && isThreshold(m, s.text))) continue
+      // "I've set it to 100 requests/minute": the value is of what "it" stands for, which the words read before
+      // it are not; the sentence's words of what the question asks about name it, when it says them.
+      const pronoun = PRONOUN_BEFORE.test(s.text.slice(Math.max(0, m.start - 40), m.start))
+      const said = pronoun && asked !== null ? asked.filter((w) => s.terms.has(w)) : []
+      const words = said.length > 0 ? said : analyze(m.attribute)
       const shared = words.filter((w) => query.has(w)).length
       if (shared === 0) continue
       const score = shared + unitWords(m.unit).filter((w) => query.has(w)).length
@@ -160,6 +177,17 @@ const affirms = (sentences: ReadonlyArray<AnalyzedSentence>, denial: ReadonlyArr
     if (NEGATED.test(s.text)) continue
     const shared = denial.filter((w) => s.terms.has(w)).length
     if (shared >= Math.max(2, Math.ceil(CONFLICT_SHARE * denial.length))) best = Math.max(best, shared)
+  }
+  return best
+}
+
+/** The best share of the query's terms one sentence covers. */
+const coverageOf = (sentences: ReadonlyArray<AnalyzedSentence>, query: ReadonlySet<string>): number => {
+  let best = 0
+  for (const s of sentences) {
+    let covered = 0
+    for (const t of query) if (s.terms.has(t)) covered++
+    best = Math.max(best, covered / query.size)
   }
   return best
 }
@@ -216,23 +244,49 @@ export const newerWins = <A extends Said>(
   const ranked = [...out]
   const kinds = EXPECTED.find(([re]) => re.test(query))?.[1] ?? null
   const given = attributeMentions(query)
-  const stated = ranked.slice(0, n).map((c) => (c.said === true && c.at !== undefined ? statedValue(sentencesOf(c.content), terms, kinds, given) : null))
+  const askedWords = askedAttribute(query)
+  const asked = askedWords === null ? null : analyze(askedWords.join(" "))
+  const asksThreshold = THRESHOLD_QUERY.test(query)
+  const stated = ranked
+    .slice(0, n)
+    .map((c) => (c.said === true && c.at !== undefined ? statedValue(sentencesOf(c.content), terms, kinds, given, asked, asksThreshold) : null))
   const anchorAt = stated.findIndex((s) => s !== null && s.coverage >= MIN_COVERAGE)
   if (anchorAt >= 0) {
     const anchor = stated[anchorAt]!
     const members = stated.flatMap((s, i) => (s !== null && (i === anchorAt || sameValueAs(s, anchor, terms)) ? [i] : []))
     if (new Set(members.map((i) => stated[i]!.mention.value)).size >= 2) {
       const at = (i: number) => ranked[i]!.at!
-      const byTime = [...members].sort((a, b) => (at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : a - b))
-      const newest = byTime[0]!
       const value = (i: number) => stated[i]!.mention.value
-      const older = byTime.find((i) => value(i) !== value(newest))!
-      // Newest first; in time order when history is asked for; where they ranked when the question is about the past.
-      const order = includeHistory ? [...byTime].reverse() : ASKS_HISTORY.test(query) ? members : byTime
+      const byTime = [...members].sort((a, b) => (at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : a - b))
+      // A value holds from its latest statement: the statements of the current value (its first one and its
+      // restatements alike) come first, as they ranked; then each older value, the most recently said first.
+      const latest = new Map<string, string>()
+      for (const i of byTime) if (!latest.has(value(i))) latest.set(value(i), at(i))
+      const byValue = [...members].sort((a, b) => {
+        const [la, lb] = [latest.get(value(a))!, latest.get(value(b))!]
+        return la !== lb ? (lb < la ? -1 : 1) : value(a) === value(b) ? a - b : at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : a - b
+      })
+      const current = value(byValue[0]!)
+      const newest = byTime.find((i) => value(i) === current)!
+      const older = byTime.find((i) => value(i) !== current)!
+      // Current value first; in time order when history is asked for; where they ranked when the question is about the past.
+      const order = includeHistory ? [...byTime].reverse() : ASKS_HISTORY.test(query) ? members : byValue
       members.forEach((pos, j) => (out[pos] = ranked[order[j]!]!))
       const now = ranked[newest]!
-      Object.assign(now, { updated: { at: now.at!, before: value(older), beforeAt: at(older) } })
-      for (const i of members) if (i !== newest && at(i) <= now.at!) Object.assign(ranked[i]!, { supersededBy: { at: now.at!, ...refOf(now) } })
+      Object.assign(ranked[byValue[0]!]!, { updated: { at: now.at!, before: value(older), beforeAt: at(older) } })
+      for (const i of members) if (value(i) !== current) Object.assign(ranked[i]!, { supersededBy: { at: now.at!, ...refOf(now) } })
+    }
+    if (!ASKS_HISTORY.test(query) && !includeHistory) {
+      // The answer states a value: a statement of the user's about the same thing that states none, or an assistant
+      // line, covering the question no better, does not stand above the user's statement of it.
+      const first = members[0]!
+      const above = ranked.slice(0, first).findIndex((c, i) => {
+        // An assistant line covering no more is at best a restatement of what the user said.
+        if (c.said === true && stated[i] !== null) return false
+        const coverage = coverageOf(sentencesOf(c.content), terms)
+        return coverage > 0 && coverage <= anchor.coverage
+      })
+      if (above >= 0) out.splice(above, 0, out.splice(first, 1)[0]!)
     }
   }
 
