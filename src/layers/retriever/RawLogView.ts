@@ -3,7 +3,7 @@ import { analyze } from "../../search/IndexAnalyzer.js"
 import { LexicalIndex } from "../../search/LexicalIndex.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
 import { encodeVector } from "../../store/compactVector.js"
-import { int32Bytes, int32View, packSections, StringTable, unpackSections } from "../../search/binaryImage.js"
+import { type FileImage, type ImageSource, int32Bytes, memorySource, packSections, sourceLayout, StringTable } from "../../search/binaryImage.js"
 import { ANALYZER_ID, indexedText } from "../../search/indexedText.js"
 import { refKey } from "./rank.js"
 
@@ -78,8 +78,17 @@ class SavedMessages {
   constructor(
     readonly sessions: ReadonlyMap<string, { readonly first: number; readonly count: number }>,
     private readonly indexes: Int32Array,
-    readonly texts: StringTable
+    private texts: StringTable
   ) {}
+
+  /** Reads every message's stored form into memory at once (a rewrite copies them all). */
+  loadTexts(): void {
+    this.texts = this.texts.loaded()
+  }
+
+  textAt(o: number): Uint8Array {
+    return this.texts.bytesAt(o)
+  }
 
   /** The ordinal of a session's message, or -1. */
   ordinalOf(sessionId: string, index: number): number {
@@ -210,7 +219,12 @@ export class RawDocs {
   /** The stored bytes of a saved session's messages (saving copies them without decoding). */
   savedTexts(sessionId: string): Array<Uint8Array> {
     const run = this.saved!.sessions.get(sessionId)!
-    return Array.from({ length: run.count }, (_, i) => this.saved!.texts.bytesAt(run.first + i))
+    return Array.from({ length: run.count }, (_, i) => this.saved!.textAt(run.first + i))
+  }
+
+  /** Reads the saved copy's messages into memory at once (before every one is visited). */
+  loadSaved(): void {
+    this.saved?.loadTexts()
   }
 
   savedIndexes(sessionId: string): Array<number> {
@@ -265,6 +279,8 @@ export class RawLogView {
   copyBehind = false
   /** The model the saved copy said every message had a vector of (null: it did not say). */
   savedEmbeddedFor: string | null = null
+  /** The saved copy's file the view reads messages and postings from (null: none, or in memory). */
+  private file: FileImage | null = null
 
   constructor(private readonly bm25: { readonly k1?: number; readonly b?: number } = {}) {
     this.lexical = new LexicalIndex({ ...bm25, analyzer: analyze })
@@ -277,6 +293,7 @@ export class RawLogView {
 
   /** The view as stored between processes (restore reads it back), with `id` as the copy's id. */
   toBinary(id: string | null = null): Uint8Array {
+    this.docs.loadSaved()
     const sessions: Array<readonly [string, number, number, number]> = []
     const indexes: Array<number> = []
     const texts: Array<string | Uint8Array> = []
@@ -315,21 +332,47 @@ export class RawLogView {
    * nothing changed) when it does not fit.
    */
   restore(bytes: Uint8Array): boolean {
+    return this.restoreFrom(memorySource(bytes))
+  }
+
+  /**
+   * Restores a saved view from its file, read where asked: the sessions, each message's index, the offsets
+   * of messages, keys and terms, the documents' lengths now; a query's postings and the stored forms of the
+   * messages it looks at when it does (a rewrite reads the rest). The view owns the file from then on (close
+   * it with `close`); false (the file left to the caller) when it does not fit.
+   */
+  restoreFile(file: FileImage): boolean {
+    if (!this.restoreFrom(file)) return false
+    this.file = file
+    return true
+  }
+
+  /** Gives back the saved copy's file, if the view reads one (the view is not used after). */
+  close(): void {
+    this.file?.close()
+    this.file = null
+  }
+
+  private restoreFrom(source: ImageSource): boolean {
     if (this.docs.size > 0) return false
-    const sections = unpackSections(bytes, VIEW_MAGIC, 4)
-    if (sections === null) return false
+    const layout = sourceLayout(source, 0, VIEW_MAGIC, 4)
+    if (layout === null || layout.total !== source.size) return false
+    const [metaAt, indexesAt, textsAt, lexicalAt] = layout.starts as [number, number, number, number]
+    const [metaLength, indexesLength, textsLength, lexicalLength] = layout.lengths as [number, number, number, number]
+    const metaBytes = source.bytes(metaAt, metaLength)
+    if (metaBytes === null) return false
     let meta: Partial<SavedMeta>
     try {
-      meta = JSON.parse(Buffer.from(sections[0]!.buffer, sections[0]!.byteOffset, sections[0]!.length).toString("utf8")) as Partial<SavedMeta>
+      meta = JSON.parse(Buffer.from(metaBytes.buffer, metaBytes.byteOffset, metaBytes.length).toString("utf8")) as Partial<SavedMeta>
     } catch {
       return false
     }
     if (typeof meta !== "object" || meta === null) return false
     if (meta.version !== VIEW_VERSION || meta.analyzer !== ANALYZER_ID || meta.k1 !== this.lexical.k1 || meta.b !== this.lexical.b) return false
     if (!Array.isArray(meta.sessions)) return false
-    const indexes = int32View(sections[1]!)
-    const texts = StringTable.decode(sections[2]!)
-    const lexical = LexicalIndex.fromBinary(sections[3]!, { ...this.bm25, analyzer: analyze })
+    const indexes = indexesLength % 4 === 0 ? source.ints(indexesAt, indexesLength / 4) : null
+    const texts = StringTable.decodeAt(source, textsAt, textsLength)
+    const lexical = LexicalIndex.fromImage(source, lexicalAt, lexicalLength, { ...this.bm25, analyzer: analyze })
     if (indexes === null || texts === null || lexical === null || texts.size !== indexes.length || lexical.size !== indexes.length) return false
     const runs = new Map<string, { first: number; count: number }>()
     const marks = new Map<string, SessionMark>()
