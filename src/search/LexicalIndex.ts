@@ -423,8 +423,8 @@ export class LexicalIndex {
 
   /**
    * An index over the toBinary() image of `length` bytes at `at` of a source, searched where it lies: from a
-   * file it reads the terms' offsets, the documents' lengths and counts at once, and a term's postings, a
-   * key or a term only when asked for. Null when the bytes are not such an image.
+   * file it reads the vocabulary, the keys' offsets, the documents' lengths and counts at once, and a term's
+   * postings or a key only when asked for. Null when the bytes are not such an image.
    */
   static fromImage(source: ImageSource, at: number, length: number, options: LexicalIndexOptions = {}): LexicalIndex | null {
     const layout = sourceLayout(source, at, IMAGE_MAGIC, 6)
@@ -432,7 +432,8 @@ export class LexicalIndex {
     const starts = layout.starts.map((s) => at + s)
     const lens = layout.lengths
     const keys = StringTable.decodeAt(source, starts[0]!, lens[0]!)
-    const terms = StringTable.decodeAt(source, starts[1]!, lens[1]!)
+    // The vocabulary whole (tens of KB at 1M documents): every query term and added token looks one up.
+    const terms = StringTable.decodeAt(source, starts[1]!, lens[1]!)?.loaded() ?? null
     if (keys === null || terms === null || lens.slice(2).some((l) => l % 4 !== 0)) return null
     const [lengths, df, postFrom] = [2, 3, 4].map((i) => source.ints(starts[i]!, lens[i]! / 4))
     if (!lengths || !df || !postFrom) return null

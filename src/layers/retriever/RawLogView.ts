@@ -254,7 +254,8 @@ export class RawDocs {
  * The raw log as an indexed retrieval source: every message of every session in a lexical index (stemmed
  * BM25 with month/year terms), optionally a vector index of message embeddings for one model, and the
  * order of messages within each session (for context propagation). Kept in step session by session. A view
- * restored from its saved copy reads messages and postings where they lie in the copy's bytes.
+ * restored from its saved copy reads messages and postings where they lie in the copy (its bytes, or its file
+ * read where asked).
  */
 export class RawLogView {
   docs = new RawDocs()

@@ -1,5 +1,6 @@
 // The retrieval index kept between processes under <data-dir>/index/: the raw-log view (messages and
-// their lexical index) as one binary image replaced atomically and read in place (RawLogView.toBinary), and message
+// their lexical index) as one binary image replaced atomically and read where a query asks, the file held
+// open (RawLogView.toBinary, restoreFile), and message
 // embeddings as one vector image plus records appended since. Both are caches: anything unreadable is ignored and rebuilt from the logs.
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
