@@ -330,13 +330,19 @@ export class LexicalIndex {
         i = m
       }
     }
+    // Keys asked about, kept for the answer (from an image file, each is a read).
+    const keyOf = new Map<number, string>()
     for (let t = 0; t < nTouched; t++) {
       const slot = touched[t]!
       const s = scores[slot]!
       scores[slot] = 0
       if (!(s > 0)) continue
       if (heapSlot.length === topK && (s < heapScore[0]! || (s === heapScore[0] && slot > heapSlot[0]!))) continue
-      if (accept !== undefined && !accept(this.keyAt(slot))) continue
+      if (accept !== undefined) {
+        const key = this.keyAt(slot)
+        if (!accept(key)) continue
+        keyOf.set(slot, key)
+      }
       if (heapSlot.length < topK) {
         heapSlot.push(slot)
         heapScore.push(s)
@@ -354,7 +360,7 @@ export class LexicalIndex {
       }
     }
     const order = heapSlot.map((_, i) => i).sort((a, b) => heapScore[b]! - heapScore[a]! || heapSlot[a]! - heapSlot[b]!)
-    return order.map((i) => ({ key: this.keyAt(heapSlot[i]!), score: heapScore[i]! }))
+    return order.map((i) => ({ key: keyOf.get(heapSlot[i]!) ?? this.keyAt(heapSlot[i]!), score: heapScore[i]! }))
   }
 
   /**
