@@ -1,5 +1,5 @@
 import { tokenize } from "../text/tokenize.js"
-import { int32Bytes, int32View, packSections, StringTable, unpackSections } from "./binaryImage.js"
+import { type ImageSource, int32Bytes, memorySource, packSections, sourceLayout, StringTable } from "./binaryImage.js"
 
 export interface LexicalHit {
   readonly key: string
@@ -29,7 +29,65 @@ interface Base {
    * as many times as the term occurs in it (nearly every tf is 1: half the bytes of (slot, tf) pairs).
    */
   readonly postFrom: Int32Array
-  readonly post: Int32Array
+  readonly post: Postings
+}
+
+// Postings read from a file and kept for the next queries of a warm process, up to this many int32s.
+const POSTINGS_CACHED = 4_000_000
+
+/**
+ * An image's postings where they lie: views of them in memory, or each term's run read from the image's
+ * file when a query asks for it (so a query reads the postings of its own terms only); `all` reads them
+ * whole, once, for what needs every document's terms (a rewrite, a removal).
+ */
+class Postings {
+  private whole: Int32Array | null = null
+  private cached = new Map<number, Int32Array>()
+  private cachedInts = 0
+
+  constructor(
+    private readonly source: ImageSource,
+    private readonly at: number,
+    readonly length: number,
+    private readonly postFrom: Int32Array
+  ) {
+    if (source.inMemory) this.whole = this.read(0, length)
+  }
+
+  /** Term t's postings. */
+  of(t: number): Int32Array {
+    const from = this.postFrom[t]!
+    const to = this.postFrom[t + 1]!
+    if (this.whole !== null) return this.whole.subarray(from, to)
+    const hit = this.cached.get(t)
+    if (hit !== undefined) return hit
+    const run = this.read(from, to - from)
+    if (this.cachedInts + run.length > POSTINGS_CACHED) {
+      this.cached = new Map()
+      this.cachedInts = 0
+    }
+    if (run.length <= POSTINGS_CACHED) {
+      this.cached.set(t, run)
+      this.cachedInts += run.length
+    }
+    return run
+  }
+
+  /** Every term's postings in one array (read from the file once). */
+  all(): Int32Array {
+    if (this.whole === null) {
+      this.whole = this.read(0, this.length)
+      this.cached = new Map()
+      this.cachedInts = 0
+    }
+    return this.whole
+  }
+
+  private read(from: number, count: number): Int32Array {
+    const ints = this.source.ints(this.at + 4 * from, count)
+    if (ints === null) throw new Error("lexical image cut short")
+    return ints
+  }
 }
 
 /** Each base slot's terms, for a rewrite (toBinary, compaction): slot d's [termId, tf, ...] are pairs[from[d] .. from[d + 1]). */
@@ -43,7 +101,8 @@ interface ForwardIndex {
  * bytes as the postings).
  */
 const forwardOf = (base: Base, slots: number): ForwardIndex => {
-  const { postFrom, post } = base
+  const { postFrom } = base
+  const post = base.post.all()
   const from = new Int32Array(slots + 1)
   const eachRun = (visit: (t: number, slot: number, tf: number) => void) => {
     for (let t = 0; t + 1 < postFrom.length; t++) {
@@ -73,7 +132,8 @@ const forwardOf = (base: Base, slots: number): ForwardIndex => {
  * postings (sorted by slot), so removing a few documents costs well under a millisecond at 100k.
  */
 const baseTermsOf = (base: Base, slot: number): Int32Array => {
-  const { postFrom, post } = base
+  const { postFrom } = base
+  const post = base.post.all()
   const out: Array<number> = []
   for (let t = 0; t + 1 < postFrom.length; t++) {
     let lo = postFrom[t]!
@@ -120,7 +180,8 @@ export class LexicalIndex {
   private totalLength = 0
   private scores: Float64Array = new Float64Array(0)
   // Typed slot state for the search loop: length, removed flag, and a scratch list of touched slots.
-  private lengthOf: Float64Array = new Float64Array(64)
+  // Token counts are integers: int32s, half the bytes the search loop reaches into at random (1M: 4.5 MB).
+  private lengthOf: Int32Array = new Int32Array(64)
   private removedAt: Uint8Array = new Uint8Array(64)
   private touched: Int32Array = new Int32Array(64)
 
@@ -238,7 +299,10 @@ export class LexicalIndex {
       const df = this.df[id]!
       const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
       // Postings read from an image come first, then those added since.
-      if (base !== null && id < base.terms.size) scoreRuns(base.post, base.postFrom[id]!, base.postFrom[id + 1]!, idf)
+      if (base !== null && id < base.terms.size) {
+        const run = base.post.of(id)
+        scoreRuns(run, 0, run.length, idf)
+      }
       const list = this.postings[id]
       if (list !== undefined) score(list, 0, list.length, idf)
     }
@@ -267,13 +331,19 @@ export class LexicalIndex {
         i = m
       }
     }
+    // Keys asked about, kept for the answer (from an image file, each is a read).
+    const keyOf = new Map<number, string>()
     for (let t = 0; t < nTouched; t++) {
       const slot = touched[t]!
       const s = scores[slot]!
       scores[slot] = 0
       if (!(s > 0)) continue
       if (heapSlot.length === topK && (s < heapScore[0]! || (s === heapScore[0] && slot > heapSlot[0]!))) continue
-      if (accept !== undefined && !accept(this.keyAt(slot))) continue
+      if (accept !== undefined) {
+        const key = this.keyAt(slot)
+        if (!accept(key)) continue
+        keyOf.set(slot, key)
+      }
       if (heapSlot.length < topK) {
         heapSlot.push(slot)
         heapScore.push(s)
@@ -291,7 +361,7 @@ export class LexicalIndex {
       }
     }
     const order = heapSlot.map((_, i) => i).sort((a, b) => heapScore[b]! - heapScore[a]! || heapSlot[a]! - heapSlot[b]!)
-    return order.map((i) => ({ key: this.keyAt(heapSlot[i]!), score: heapScore[i]! }))
+    return order.map((i) => ({ key: keyOf.get(heapSlot[i]!) ?? this.keyAt(heapSlot[i]!), score: heapScore[i]! }))
   }
 
   /**
@@ -299,6 +369,7 @@ export class LexicalIndex {
    * document count and its postings as Base.post keeps them; packSections): fromBinary searches it where it lies.
    */
   toBinary(): Uint8Array {
+    this.loadBase()
     if (this.baseLive > 0) this.forward ??= forwardOf(this.base!, this.baseSlots)
     const live: Array<number> = []
     for (let slot = 0; slot < this.slotCount; slot++) if (this.removedAt[slot] === 0) live.push(slot)
@@ -354,18 +425,32 @@ export class LexicalIndex {
    * null when the bytes are not such an image.
    */
   static fromBinary(bytes: Uint8Array, options: LexicalIndexOptions = {}): LexicalIndex | null {
-    const sections = unpackSections(bytes, IMAGE_MAGIC, 6)
-    if (sections === null) return null
-    const keys = StringTable.decode(sections[0]!)
-    const terms = StringTable.decode(sections[1]!)
-    const [lengths, df, postFrom, post] = sections.slice(2).map(int32View)
-    if (keys === null || terms === null || !lengths || !df || !postFrom || !post) return null
+    return LexicalIndex.fromImage(memorySource(bytes), 0, bytes.length, options)
+  }
+
+  /**
+   * An index over the toBinary() image of `length` bytes at `at` of a source, searched where it lies: from a
+   * file it reads the vocabulary, the keys' offsets, the documents' lengths and counts at once, and a term's
+   * postings or a key only when asked for. Null when the bytes are not such an image.
+   */
+  static fromImage(source: ImageSource, at: number, length: number, options: LexicalIndexOptions = {}): LexicalIndex | null {
+    const layout = sourceLayout(source, at, IMAGE_MAGIC, 6)
+    if (layout === null || layout.total !== length) return null
+    const starts = layout.starts.map((s) => at + s)
+    const lens = layout.lengths
+    const keys = StringTable.decodeAt(source, starts[0]!, lens[0]!)
+    // The vocabulary whole (tens of KB at 1M documents): every query term and added token looks one up.
+    const terms = StringTable.decodeAt(source, starts[1]!, lens[1]!)?.loaded() ?? null
+    if (keys === null || terms === null || lens.slice(2).some((l) => l % 4 !== 0)) return null
+    const [lengths, df, postFrom] = [2, 3, 4].map((i) => source.ints(starts[i]!, lens[i]! / 4))
+    if (!lengths || !df || !postFrom) return null
+    const postCount = lens[5]! / 4
     const n = keys.size
     const nTerms = terms.size
     if (lengths.length !== n || df.length !== nTerms || postFrom.length !== nTerms + 1) return null
-    if (postFrom[0] !== 0 || postFrom[nTerms] !== post.length) return null
+    if (postFrom[0] !== 0 || postFrom[nTerms] !== postCount) return null
     const index = new LexicalIndex(options)
-    index.base = { keys, terms, postFrom, post }
+    index.base = { keys, terms, postFrom, post: new Postings(source, starts[5]!, postCount, postFrom) }
     index.baseSlots = index.baseLive = n
     index.df = new Int32Array(Math.max(64, nTerms * 2))
     for (let t = 0; t < nTerms; t++) {
@@ -373,13 +458,20 @@ export class LexicalIndex {
       if (count < 0 || df[t]! < 0 || df[t]! > count) return null
       index.df[t] = df[t]!
     }
-    index.lengthOf = new Float64Array(Math.max(64, n * 2))
+    // Room for some documents added later without growing (a query adds none).
+    index.lengthOf = new Int32Array(64 + n + (n >> 3))
+    index.lengthOf.set(lengths)
     index.removedAt = new Uint8Array(index.lengthOf.length)
-    for (let d = 0; d < n; d++) {
-      index.lengthOf[d] = lengths[d]!
-      index.totalLength += lengths[d]!
-    }
+    for (let d = 0; d < n; d++) index.totalLength += lengths[d]!
     return index
+  }
+
+  /** Reads what is left of the base image into memory: a rewrite visits every key, term and posting. */
+  private loadBase(): void {
+    const base = this.base
+    if (base === null) return
+    this.base = { ...base, keys: base.keys.loaded(), terms: base.terms.loaded() }
+    if (this.baseSlots > 0) base.post.all()
   }
 
   private get slotCount(): number {
@@ -441,7 +533,7 @@ export class LexicalIndex {
     const slot = this.slotCount
     this.slotKeys.push(key)
     if (slot >= this.lengthOf.length) {
-      const lengthOf = new Float64Array(this.lengthOf.length * 2)
+      const lengthOf = new Int32Array(this.lengthOf.length * 2)
       lengthOf.set(this.lengthOf)
       this.lengthOf = lengthOf
       const removedAt = new Uint8Array(this.removedAt.length * 2)
@@ -465,6 +557,7 @@ export class LexicalIndex {
   // Renumbers live documents densely (the base's among them, whose term ids stay) and rebuilds the
   // postings without holes, all of them added ones.
   private compact(): void {
+    this.loadBase()
     if (this.baseLive > 0) this.forward ??= forwardOf(this.base!, this.baseSlots)
     const live: Array<{ key: string; length: number; terms: Int32Array }> = []
     for (let slot = 0; slot < this.slotCount; slot++) {

@@ -79,6 +79,99 @@ export const readAtFd = (fd: number): ReadAt => (into, position) => {
   return got
 }
 
+/**
+ * Where an image is read from: bytes in memory (views, nothing copied) or a file held open and read where
+ * asked (positioned reads: a process reads only the parts it uses). Reads past the end give null.
+ */
+export interface ImageSource {
+  readonly size: number
+  /** True when the bytes are in memory (reads are views, nothing worth caching). */
+  readonly inMemory: boolean
+  /** Bytes [at, at + length): a view, or a fresh copy read from the file. */
+  bytes(at: number, length: number): Uint8Array | null
+  /** `count` int32s at `at` (a 4-byte boundary): a view, or a fresh copy read from the file. */
+  ints(at: number, count: number): Int32Array | null
+}
+
+const inRange = (size: number, at: number, length: number): boolean =>
+  Number.isInteger(at) && Number.isInteger(length) && at >= 0 && length >= 0 && at + length <= size
+
+/** An image in memory (copied once when it does not start on a 4-byte boundary). */
+export const memorySource = (input: Uint8Array): ImageSource => {
+  const bytes = input.byteOffset % 4 === 0 ? input : Uint8Array.prototype.slice.call(input)
+  const range = (at: number, length: number) => (inRange(bytes.length, at, length) ? bytes.subarray(at, at + length) : null)
+  return {
+    size: bytes.length,
+    inMemory: true,
+    bytes: range,
+    ints: (at, count) => {
+      const b = at % 4 === 0 ? range(at, 4 * count) : null
+      return b === null ? null : int32View(b)
+    }
+  }
+}
+
+// A file image dropped without close() still gives its descriptor back when it is collected.
+const unclosed = new FinalizationRegistry<number>((fd) => {
+  try {
+    fs.closeSync(fd)
+  } catch {
+    // already closed
+  }
+})
+
+/**
+ * An image file held open (its descriptor: a file replaced since is still read as it was) and read where
+ * asked. Once closed, every read throws (a descriptor number is reused by the next file opened).
+ */
+export class FileImage implements ImageSource {
+  readonly inMemory = false
+  /** Bytes read so far (what a process paid for this image). */
+  bytesRead = 0
+  private fd: number | null
+
+  constructor(fd: number) {
+    this.fd = fd
+    this.size = fs.fstatSync(fd).size
+    unclosed.register(this, fd, this)
+  }
+
+  readonly size: number
+
+  bytes(at: number, length: number): Uint8Array | null {
+    if (!inRange(this.size, at, length)) return null
+    const out = new Uint8Array(length)
+    return this.fill(out, at) ? out : null
+  }
+
+  ints(at: number, count: number): Int32Array | null {
+    if (at % 4 !== 0 || !inRange(this.size, at, 4 * count)) return null
+    const out = new Int32Array(count)
+    return this.fill(new Uint8Array(out.buffer), at) ? out : null
+  }
+
+  close(): void {
+    if (this.fd === null) return
+    unclosed.unregister(this)
+    const fd = this.fd
+    this.fd = null
+    fs.closeSync(fd)
+  }
+
+  private fill(into: Uint8Array, at: number): boolean {
+    if (this.fd === null) throw new Error("image file read after close")
+    const got = readAtFd(this.fd)(into, at)
+    this.bytesRead += got
+    return got === into.length
+  }
+}
+
+/** The layout of a packSections image of `count` sections at `at` in a source; null when there is none. */
+export const sourceLayout = (source: ImageSource, at: number, magic: number, count: number): SectionLayout | null => {
+  const head = source.bytes(at, headLength(count))
+  return head === null ? null : sectionLayout(head, magic, count)
+}
+
 /** An int32 section as bytes. */
 export const int32Bytes = (ints: Int32Array): Uint8Array => new Uint8Array(ints.buffer, ints.byteOffset, ints.byteLength)
 
@@ -94,7 +187,9 @@ export class StringTable {
   private constructor(
     readonly size: number,
     private readonly ends: Int32Array,
-    private readonly text: Buffer,
+    /** The text in memory, or null: read from `lazy` where asked. */
+    private readonly text: Buffer | null,
+    private readonly lazy: { readonly source: ImageSource; readonly at: number; readonly length: number } | null,
     private readonly order: Int32Array | null
   ) {}
 
@@ -123,27 +218,52 @@ export class StringTable {
 
   /** Reads an encoded table in place; null when the bytes do not fit. */
   static decode(bytes: Uint8Array): StringTable | null {
-    const head = bytes.length < 8 ? null : int32View(bytes.subarray(0, 8))
+    return bytes.byteOffset % 4 === 0 ? StringTable.decodeAt(memorySource(bytes), 0, bytes.length) : null
+  }
+
+  /**
+   * Reads the table of `length` bytes at `at` of a source: its offsets (and order) at once, its text where
+   * asked (in place when the source is in memory); null when the bytes do not fit.
+   */
+  static decodeAt(source: ImageSource, at: number, length: number): StringTable | null {
+    const head = length < 8 ? null : source.ints(at, 2)
     if (head === null) return null
     const n = head[0]!
     const lookup = head[1] === 1
     const intsLength = 4 * (2 + n + (lookup ? n : 0))
-    if (n < 0 || intsLength > bytes.length) return null
-    const ends = int32View(bytes.subarray(8, 8 + 4 * n))
-    const order = lookup ? int32View(bytes.subarray(8 + 4 * n, intsLength)) : null
+    if (n < 0 || intsLength > length) return null
+    const ends = source.ints(at + 8, n)
+    const order = lookup ? source.ints(at + 8 + 4 * n, n) : null
     if (ends === null || (lookup && order === null)) return null
-    const text = Buffer.from(bytes.buffer, bytes.byteOffset + intsLength, bytes.length - intsLength)
-    if ((n > 0 ? ends[n - 1]! : 0) !== text.length) return null
-    return new StringTable(n, ends, text, order)
+    const textLength = length - intsLength
+    if ((n > 0 ? ends[n - 1]! : 0) !== textLength) return null
+    if (!source.inMemory) return new StringTable(n, ends, null, { source, at: at + intsLength, length: textLength }, order)
+    const bytes = source.bytes(at + intsLength, textLength)
+    if (bytes === null) return null
+    return new StringTable(n, ends, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), null, order)
+  }
+
+  /** The same table with its whole text in memory (read once; itself when it is already). */
+  loaded(): StringTable {
+    if (this.lazy === null) return this
+    const bytes = this.lazy.source.bytes(this.lazy.at, this.lazy.length)
+    if (bytes === null) throw new Error("string table cut short")
+    return new StringTable(this.size, this.ends, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), null, this.order)
   }
 
   at(i: number): string {
-    return this.text.toString("utf8", i === 0 ? 0 : this.ends[i - 1]!, this.ends[i]!)
+    const start = i === 0 ? 0 : this.ends[i - 1]!
+    const end = this.ends[i]!
+    if (this.text !== null) return this.text.toString("utf8", start, end)
+    const bytes = this.read(start, end)
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("utf8")
   }
 
-  /** String i's UTF-8 bytes, as stored (a view). */
+  /** String i's UTF-8 bytes, as stored (a view, or read from the source). */
   bytesAt(i: number): Uint8Array {
-    return this.text.subarray(i === 0 ? 0 : this.ends[i - 1]!, this.ends[i]!)
+    const start = i === 0 ? 0 : this.ends[i - 1]!
+    const end = this.ends[i]!
+    return this.text !== null ? this.text.subarray(start, end) : this.read(start, end)
   }
 
   /** The position of `s`, or -1 (a sorted table, or one encoded with lookup). */
@@ -159,5 +279,11 @@ export class StringTable {
       else hi = mid - 1
     }
     return -1
+  }
+
+  private read(start: number, end: number): Uint8Array {
+    const bytes = this.lazy!.source.bytes(this.lazy!.at + start, end - start)
+    if (bytes === null) throw new Error("string table cut short")
+    return bytes
   }
 }

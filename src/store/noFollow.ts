@@ -11,9 +11,12 @@ export const READ_NOFOLLOW = fs.constants.O_RDONLY | NOFOLLOW
 /** Flags to append to a file (created when missing), never through a symbolic link. */
 const APPEND_NOFOLLOW = fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | NOFOLLOW
 
+/** Opens a file for reading, refusing a symbolic link (ELOOP); the caller closes the descriptor. */
+export const openNoFollow = (file: string): number => fs.openSync(file, READ_NOFOLLOW)
+
 /** Runs `use` on a file opened for reading, refusing a symbolic link (ELOOP); closes it after. */
 export const withFileNoFollow = <A>(file: string, use: (fd: number) => A): A => {
-  const fd = fs.openSync(file, READ_NOFOLLOW)
+  const fd = openNoFollow(file)
   try {
     return use(fd)
   } finally {

@@ -1,4 +1,8 @@
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { describe, expect, it } from "vitest"
+import { FileImage } from "../../src/search/binaryImage.js"
 import { Bm25Index } from "../support/referenceBm25.js"
 import { analyze, porterStem } from "../../src/search/IndexAnalyzer.js"
 import { LexicalIndex } from "../../src/search/LexicalIndex.js"
@@ -151,5 +155,40 @@ describe("LexicalIndex", () => {
     original.add("late", "python zebra")
     expect(copy.size).toBe(7)
     for (const q of ["zebra", "python", "preferred languages"]) expect(copy.search(q, 10)).toEqual(original.search(q, 10))
+  })
+
+  it("an index read from an image file where asked (at an offset in it) scores, adds, removes and compacts like one read whole", () => {
+    const texts = Array.from({ length: 300 }, (_, i) => `${docs[i % docs.length]} item${i % 17} extra${i % 5}`)
+    const original = new LexicalIndex({ analyzer: analyze })
+    texts.forEach((t, i) => original.add(`k${i}`, t))
+    const image = original.toBinary()
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "awhm-lexical-"))
+    try {
+      const file = path.join(dir, "image.bin")
+      fs.writeFileSync(file, Buffer.concat([Buffer.alloc(12, 1), image]))
+      const source = new FileImage(fs.openSync(file, "r"))
+      const lazy = LexicalIndex.fromImage(source, 12, image.length, { analyzer: analyze })!
+      const whole = LexicalIndex.fromBinary(image, { analyzer: analyze })!
+      expect(LexicalIndex.fromImage(source, 8, image.length, { analyzer: analyze })).toBeNull()
+      const queries = ["python orion build", "preferred languages", "ports item4", "item99 extra2", "extra0 item16"]
+      for (const q of queries) {
+        expect(lazy.search(q, 20)).toEqual(original.search(q, 20))
+        expect(whole.search(q, 20)).toEqual(original.search(q, 20))
+      }
+      expect(source.bytesRead).toBeLessThan(image.length)
+      for (const idx of [original, lazy]) {
+        idx.add("k3", "python ports replaced item99")
+        idx.add("new1", "orion build item4 extra2")
+        for (let i = 0; i < 300; i += 3) idx.remove(`k${i}`)
+      }
+      for (const q of queries) expect(lazy.search(q, 20)).toEqual(original.search(q, 20))
+      for (const idx of [original, lazy]) for (let i = 1; i < 300; i += 3) idx.remove(`k${i}`)
+      expect(lazy.size).toBe(101)
+      for (const q of queries) expect(lazy.search(q, 20)).toEqual(original.search(q, 20))
+      expect(Buffer.from(lazy.toBinary()).equals(Buffer.from(original.toBinary()))).toBe(true)
+      source.close()
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

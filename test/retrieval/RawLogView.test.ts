@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest"
 import { RawLogEntry } from "../../src/domain/Message.js"
 import { RawLogView } from "../../src/layers/retriever/RawLogView.js"
+import { SavedSessions, SessionMarks } from "../../src/layers/retriever/sessionMarks.js"
+import { memorySource, packSections, sourceLayout } from "../../src/search/binaryImage.js"
 
 const entries = (sessionId: string, n: number) =>
   Array.from({ length: n }, (_, i) =>
@@ -73,5 +75,39 @@ describe("RawLogView saved copy", () => {
     expect(again.restore(copy.toBinary())).toBe(true)
     expect(summary(again)).toEqual(expected)
     expect(again.lexical.search("pager", 10).map((h) => h.key.replace("\u0000", "/"))).toEqual(["a/3"])
+  })
+})
+
+describe("SessionMarks", () => {
+  it("reads a saved copy's sessions as the Map it was saved from, and keeps a Map's order through sets and deletes", () => {
+    const rows = ["s3", "s1", "s10", "s2"].map((sid, i) => [sid, { mtimeMs: 1.5 + i, readAt: 100 + i }, i] as const)
+    const [ids, times, counts] = SavedSessions.encode(rows)
+    const image = packSections(1, [ids, times, counts])
+    const source = memorySource(image)
+    const layout = sourceLayout(source, 0, 1, 3)!
+    const saved = SavedSessions.decode(source, layout.starts, layout.lengths)!
+    expect(saved.messages).toBe(6)
+    expect([saved.firstAt(2), saved.countAt(2)]).toEqual([1, 2])
+    const marks = new SessionMarks(saved)
+    const map = new Map(rows.map(([sid, mark]) => [sid, mark]))
+    const same = () => {
+      expect([...marks]).toEqual([...map])
+      expect(marks.size).toBe(map.size)
+      for (const sid of ["s1", "s2", "s3", "s10", "s4", "s9"]) {
+        expect(marks.get(sid)).toEqual(map.get(sid))
+        expect(marks.has(sid)).toBe(map.has(sid))
+      }
+    }
+    same()
+    const ops: Array<[string, number | null]> = [["s1", 7], ["s4", 8], ["s3", null], ["s9", null], ["s3", 9], ["s4", null], ["s2", 10], ["s4", 11], ["s3", null]]
+    for (const [sid, v] of ops) {
+      if (v === null) expect(marks.delete(sid)).toBe(map.delete(sid))
+      else {
+        marks.set(sid, { mtimeMs: v, readAt: v })
+        map.set(sid, { mtimeMs: v, readAt: v })
+      }
+      same()
+    }
+    expect([...marks.keys()]).toEqual(["s1", "s10", "s2", "s4"])
   })
 })

@@ -6,6 +6,7 @@ import { vi } from "vitest"
 import { ConfigFromValues } from "../../src/layers/ConfigLive.js"
 import { RawLogLive } from "../../src/layers/RawLogLive.js"
 import { FULL_LISTING_MS, RetrieverState } from "../../src/layers/retriever/service.js"
+import { packSections, StringTable, unpackSections } from "../../src/search/binaryImage.js"
 import { RawLog } from "../../src/services/RawLog.js"
 import { Retriever } from "../../src/services/Retriever.js"
 import { scopedTempDir } from "../support/cli.js"
@@ -106,6 +107,48 @@ describe("a whole process follows the raw log's change journal from where the sa
       calls.length = 0
       expect(yield* ask(processLayer(dir, calls))).toEqual(["retro note 7 about the release train"])
       expect(calls).toEqual([])
+    })
+  )
+})
+
+// rawlog.bin as version 3 wrote it: the sessions as [id, mtimeMs, readAt, count] rows in the metadata's JSON.
+const asVersion3 = (bytes: Uint8Array): Uint8Array => {
+  const magic = Buffer.from(bytes).readUInt32LE(0)
+  const [meta, ids, times, counts, ...rest] = unpackSections(bytes, magic, 7)!
+  const table = StringTable.decode(ids!)!
+  const t = new Float64Array(times!.slice().buffer)
+  const c = new Int32Array(counts!.slice().buffer)
+  const sessions = Array.from({ length: table.size }, (_, i) => [table.at(i), t[2 * i], t[2 * i + 1], c[i]])
+  const json = { ...JSON.parse(Buffer.from(meta!).toString("utf8")), version: 3, sessions }
+  return packSections(magic, [Buffer.from(JSON.stringify(json), "utf8"), ...rest])
+}
+
+describe("a saved index of an older version", () => {
+  it.scoped("is refused and rebuilt once: the next process reads every log and saves it anew, the one after reads none", () =>
+    Effect.gen(function* () {
+      const dir = yield* scopedTempDir("awhm-whole-")
+      // Enough messages for the first process to save the index (SAVE_AFTER).
+      const lines = [...Array.from({ length: 210 }, (_, i) => ["s1", `standup note number ${i}`]), ["s2", "the deploy freeze starts friday"]]
+      for (const [sid, content] of lines) {
+        yield* Effect.flatMap(RawLog, (log) => log.append({ sessionId: sid!, role: "user", content: content! })).pipe(
+          Effect.provide(RawLogLive.pipe(Layer.provide(ConfigFromValues(dir))))
+        )
+      }
+      const calls: Array<string> = []
+      const run = (query: string) =>
+        Effect.gen(function* () {
+          calls.length = 0
+          const results = yield* Effect.flatMap(Retriever, (r) => r.retrieve(query, { lexicalOnly: true, k: 1 }))
+          return { answer: results.map((r) => r.content), calls: [...calls].sort() }
+        }).pipe(Effect.provide(processLayer(dir, calls)))
+      const file = path.join(dir, "index", "rawlog.bin")
+      const first = { answer: ["the deploy freeze starts friday"], calls: ["list", "read s1", "read s2"] }
+      expect(yield* run("deploy freeze")).toEqual(first)
+      expect(yield* run("deploy freeze")).toEqual({ ...first, calls: [] })
+      fs.writeFileSync(file, asVersion3(fs.readFileSync(file)))
+      expect(yield* run("deploy freeze")).toEqual(first)
+      expect(JSON.parse(Buffer.from(unpackSections(fs.readFileSync(file), fs.readFileSync(file).readUInt32LE(0), 7)![0]!).toString("utf8")).version).toBe(4)
+      expect(yield* run("deploy freeze")).toEqual({ ...first, calls: [] })
     })
   )
 })

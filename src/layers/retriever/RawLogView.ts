@@ -3,9 +3,10 @@ import { analyze } from "../../search/IndexAnalyzer.js"
 import { LexicalIndex } from "../../search/LexicalIndex.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
 import { encodeVector } from "../../store/compactVector.js"
-import { int32Bytes, int32View, packSections, StringTable, unpackSections } from "../../search/binaryImage.js"
+import { type FileImage, type ImageSource, int32Bytes, memorySource, packSections, sourceLayout, StringTable } from "../../search/binaryImage.js"
 import { ANALYZER_ID, indexedText } from "../../search/indexedText.js"
 import { refKey } from "./rank.js"
+import { SavedSessions, type SessionMark, SessionMarks } from "./sessionMarks.js"
 
 /** One raw-log message as retrieval keeps it. */
 export interface RawDoc {
@@ -23,13 +24,7 @@ export interface RawDoc {
   next: string | null
 }
 
-/** What the view knew of a session's log when it last read it. */
-export interface SessionMark {
-  /** The log's modification time then. */
-  readonly mtimeMs: number
-  /** When it was read (ms since epoch): a log modified within the clock's granularity of that is re-read. */
-  readonly readAt: number
-}
+export type { SessionMark } from "./sessionMarks.js"
 
 export { ANALYZER_ID, indexedText } from "../../search/indexedText.js"
 
@@ -37,19 +32,20 @@ export { ANALYZER_ID, indexedText } from "../../search/indexedText.js"
 const RACY_MS = 2000
 const racy = (mark: SessionMark): boolean => mark.mtimeMs >= mark.readAt - RACY_MS
 
-// The view as kept between processes (persist.ts): "AWI3", then sections: the metadata as JSON (analyzer,
-// BM25 parameters, [sessionId, mtimeMs, readAt, message count] per session in order, the copy's id and
-// where the raw log's change journal stood), each message's index, each message as JSON [timestamp, role,
-// scope, content, author], and the lexical index's image.
+// The view as kept between processes (persist.ts): "AWI3", then sections: the metadata as JSON (version,
+// analyzer, BM25 parameters, the copy's id and where the raw log's change journal stood), the sessions in
+// order (their ids with a sorted lookup, [mtimeMs, readAt] as float64s, message counts: sessionMarks.ts),
+// each message's index, each message as JSON [timestamp, role, scope, content, author], and the lexical
+// index's image. Version 3 kept the sessions in the JSON (parsed whole by every process): refused, rebuilt.
 const VIEW_MAGIC = 0x33495741
-const VIEW_VERSION = 3
+const VIEW_VERSION = 4
+const VIEW_SECTIONS = 7
 
 interface SavedMeta {
   readonly version: number
   readonly analyzer: string
   readonly k1: number
   readonly b: number
-  readonly sessions: ReadonlyArray<readonly [string, number, number, number]>
   /** A random id of this copy (what a later full listing that found it current refers to). */
   readonly id?: string
   /** The change-journal mark the sessions were read at (a later process follows the journal from there). */
@@ -76,17 +72,24 @@ const ROLE_SET: ReadonlySet<unknown> = new Set(ROLES)
  */
 class SavedMessages {
   constructor(
-    readonly sessions: ReadonlyMap<string, { readonly first: number; readonly count: number }>,
+    readonly sessions: SavedSessions,
     private readonly indexes: Int32Array,
-    readonly texts: StringTable
+    private texts: StringTable
   ) {}
 
-  /** The ordinal of a session's message, or -1. */
-  ordinalOf(sessionId: string, index: number): number {
-    const run = this.sessions.get(sessionId)
-    if (run === undefined) return -1
-    let lo = run.first
-    let hi = run.first + run.count - 1
+  /** Reads every message's stored form into memory at once (a rewrite copies them all). */
+  loadTexts(): void {
+    this.texts = this.texts.loaded()
+  }
+
+  textAt(o: number): Uint8Array {
+    return this.texts.bytesAt(o)
+  }
+
+  /** The ordinal of message `index` of saved session `s`, or -1. */
+  ordinalOf(s: number, index: number): number {
+    let lo = this.sessions.firstAt(s)
+    let hi = lo + this.sessions.countAt(s) - 1
     while (lo <= hi) {
       const mid = (lo + hi) >> 1
       const here = this.indexes[mid]!
@@ -97,26 +100,29 @@ class SavedMessages {
     return -1
   }
 
-  /** A session's message indexes, in order. */
-  indexesOf(sessionId: string): Array<number> {
-    const run = this.sessions.get(sessionId)!
-    return Array.from(this.indexes.subarray(run.first, run.first + run.count))
+  /** Saved session `s`'s message indexes, in order. */
+  indexesOf(s: number): Array<number> {
+    const first = this.sessions.firstAt(s)
+    return Array.from(this.indexes.subarray(first, first + this.sessions.countAt(s)))
   }
 
-  keys(sessionId: string): Array<string> {
-    return this.indexesOf(sessionId).map((index) => refKey(sessionId, index))
+  keys(s: number): Array<string> {
+    const sessionId = this.sessions.idAt(s)
+    return this.indexesOf(s).map((index) => refKey(sessionId, index))
   }
 
-  /** Message `o` of the session (null when its stored form is damaged). */
-  doc(sessionId: string, o: number): RawDoc | null {
-    const run = this.sessions.get(sessionId)!
+  /** Message `o` of saved session `s` (null when its stored form is damaged). */
+  doc(s: number, o: number): RawDoc | null {
+    const sessionId = this.sessions.idAt(s)
+    const first = this.sessions.firstAt(s)
+    const last = first + this.sessions.countAt(s) - 1
     const e = JSON.parse(this.texts.at(o)) as unknown
     if (!Array.isArray(e) || typeof e[0] !== "string" || !ROLE_SET.has(e[1]) || typeof e[3] !== "string") return null
     return {
       key: refKey(sessionId, this.indexes[o]!), sessionId, index: this.indexes[o]!, timestamp: e[0], role: e[1] as Role,
       scope: typeof e[2] === "string" ? e[2] : null, content: e[3], author: typeof e[4] === "string" ? e[4] : null,
-      prev: o > run.first ? refKey(sessionId, this.indexes[o - 1]!) : null,
-      next: o < run.first + run.count - 1 ? refKey(sessionId, this.indexes[o + 1]!) : null
+      prev: o > first ? refKey(sessionId, this.indexes[o - 1]!) : null,
+      next: o < last ? refKey(sessionId, this.indexes[o + 1]!) : null
     }
   }
 }
@@ -138,7 +144,8 @@ const DECODED_MAX = 20_000
 export class RawDocs {
   private readonly held = new Map<string, RawDoc>()
   private saved: SavedMessages | null = null
-  private readonly savedSessions = new Set<string>()
+  /** Saved sessions taken over into the held map (the others are read from the saved copy). */
+  private readonly taken = new Set<string>()
   private savedCount = 0
   private decoded = new Map<string, RawDoc>()
 
@@ -152,9 +159,10 @@ export class RawDocs {
     const cached = this.decoded.get(key)
     if (cached !== undefined) return cached
     const at = parseKey(key)
-    if (at === null || !this.savedSessions.has(at.sessionId)) return undefined
-    const o = this.saved!.ordinalOf(at.sessionId, at.index)
-    const doc = o < 0 ? null : this.saved!.doc(at.sessionId, o)
+    const s = at === null ? -1 : this.savedAt(at.sessionId)
+    if (s < 0) return undefined
+    const o = this.saved!.ordinalOf(s, at!.index)
+    const doc = o < 0 ? null : this.saved!.doc(s, o)
     if (doc === null) return undefined
     if (this.decoded.size >= DECODED_MAX) this.decoded = new Map()
     this.decoded.set(key, doc)
@@ -165,36 +173,42 @@ export class RawDocs {
     if (this.held.has(key)) return true
     if (this.savedCount === 0) return false
     const at = parseKey(key)
-    return at !== null && this.savedSessions.has(at.sessionId) && this.saved!.ordinalOf(at.sessionId, at.index) >= 0
+    const s = at === null ? -1 : this.savedAt(at.sessionId)
+    return s >= 0 && this.saved!.ordinalOf(s, at!.index) >= 0
   }
 
   *keys(): IterableIterator<string> {
     yield* this.held.keys()
-    for (const sid of this.savedSessions) yield* this.saved!.keys(sid)
+    const saved = this.saved
+    if (saved === null) return
+    for (let s = 0; s < saved.sessions.size; s++) if (!this.taken.has(saved.sessions.idAt(s))) yield* saved.keys(s)
   }
 
   /** Whether the session's messages are still read from the saved copy. */
   isSaved(sessionId: string): boolean {
-    return this.savedSessions.has(sessionId)
+    return this.savedAt(sessionId) >= 0
   }
 
   /** Keys of a saved session, in message order. */
   savedKeys(sessionId: string): Array<string> {
-    return this.saved!.keys(sessionId)
+    return this.saved!.keys(this.savedAt(sessionId))
   }
 
   /** Moves a saved session's messages into the held map (to be changed there); their keys in order. */
   takeOver(sessionId: string): Array<string> {
-    const run = this.saved!.sessions.get(sessionId)!
+    const s = this.savedAt(sessionId)
+    const saved = this.saved!
+    const first = saved.sessions.firstAt(s)
+    const count = saved.sessions.countAt(s)
     const keys: Array<string> = []
-    for (let o = run.first; o < run.first + run.count; o++) {
-      const doc = this.saved!.doc(sessionId, o)
+    for (let o = first; o < first + count; o++) {
+      const doc = saved.doc(s, o)
       if (doc === null) continue
       this.held.set(doc.key, doc)
       keys.push(doc.key)
     }
-    this.savedSessions.delete(sessionId)
-    this.savedCount -= run.count
+    this.taken.add(sessionId)
+    this.savedCount -= count
     this.decoded = new Map()
     return keys
   }
@@ -209,21 +223,30 @@ export class RawDocs {
 
   /** The stored bytes of a saved session's messages (saving copies them without decoding). */
   savedTexts(sessionId: string): Array<Uint8Array> {
-    const run = this.saved!.sessions.get(sessionId)!
-    return Array.from({ length: run.count }, (_, i) => this.saved!.texts.bytesAt(run.first + i))
+    const s = this.savedAt(sessionId)
+    const first = this.saved!.sessions.firstAt(s)
+    return Array.from({ length: this.saved!.sessions.countAt(s) }, (_, i) => this.saved!.textAt(first + i))
+  }
+
+  /** Reads the saved copy's messages into memory at once (before every one is visited). */
+  loadSaved(): void {
+    this.saved?.loadTexts()
   }
 
   savedIndexes(sessionId: string): Array<number> {
-    return this.saved!.indexesOf(sessionId)
+    return this.saved!.indexesOf(this.savedAt(sessionId))
   }
 
   /** Serves every message from a saved copy (this map was empty). */
   adopt(saved: SavedMessages): void {
     this.saved = saved
-    for (const [sid, run] of saved.sessions) {
-      this.savedSessions.add(sid)
-      this.savedCount += run.count
-    }
+    this.savedCount = saved.sessions.messages
+  }
+
+  /** The saved copy's position of a session still read from it, or -1. */
+  private savedAt(sessionId: string): number {
+    if (this.saved === null || this.taken.has(sessionId)) return -1
+    return this.saved.sessions.indexOf(sessionId)
   }
 }
 
@@ -231,13 +254,14 @@ export class RawDocs {
  * The raw log as an indexed retrieval source: every message of every session in a lexical index (stemmed
  * BM25 with month/year terms), optionally a vector index of message embeddings for one model, and the
  * order of messages within each session (for context propagation). Kept in step session by session. A view
- * restored from its saved copy reads messages and postings where they lie in the copy's bytes.
+ * restored from its saved copy reads messages and postings where they lie in the copy (its bytes, or its file
+ * read where asked).
  */
 export class RawLogView {
   docs = new RawDocs()
   lexical: LexicalIndex
   /** What the view knew of each session's log when it last read it. */
-  sessions = new Map<string, SessionMark>()
+  sessions = new SessionMarks()
   /** Message vectors for vectorModel by message key (score one with `vectors.score`). */
   vectors: VectorIndex | null = null
   vectorModel: string | null = null
@@ -265,6 +289,8 @@ export class RawLogView {
   copyBehind = false
   /** The model the saved copy said every message had a vector of (null: it did not say). */
   savedEmbeddedFor: string | null = null
+  /** The saved copy's file the view reads messages and postings from (null: none, or in memory). */
+  private file: FileImage | null = null
 
   constructor(private readonly bm25: { readonly k1?: number; readonly b?: number } = {}) {
     this.lexical = new LexicalIndex({ ...bm25, analyzer: analyze })
@@ -277,19 +303,20 @@ export class RawLogView {
 
   /** The view as stored between processes (restore reads it back), with `id` as the copy's id. */
   toBinary(id: string | null = null): Uint8Array {
-    const sessions: Array<readonly [string, number, number, number]> = []
+    this.docs.loadSaved()
+    const sessions: Array<readonly [string, SessionMark, number]> = []
     const indexes: Array<number> = []
     const texts: Array<string | Uint8Array> = []
     for (const [sid, mark] of this.sessions) {
       if (this.docs.isSaved(sid)) {
         const saved = this.docs.savedTexts(sid)
-        sessions.push([sid, mark.mtimeMs, mark.readAt, saved.length])
+        sessions.push([sid, mark, saved.length])
         indexes.push(...this.docs.savedIndexes(sid))
         texts.push(...saved)
         continue
       }
       const keys = this.heldKeys.get(sid) ?? []
-      sessions.push([sid, mark.mtimeMs, mark.readAt, keys.length])
+      sessions.push([sid, mark, keys.length])
       for (const key of keys) {
         const d = this.docs.get(key)!
         indexes.push(d.index)
@@ -298,12 +325,13 @@ export class RawLogView {
     }
     const embedded = this.embeddedModel()
     const meta: SavedMeta = {
-      version: VIEW_VERSION, analyzer: ANALYZER_ID, k1: this.lexical.k1, b: this.lexical.b, sessions,
+      version: VIEW_VERSION, analyzer: ANALYZER_ID, k1: this.lexical.k1, b: this.lexical.b,
       ...(id === null ? {} : { id }), logMark: this.journal.mark, listedAt: this.journal.listedAt,
       ...(embedded === null ? {} : { embeddedFor: embedded })
     }
     return packSections(VIEW_MAGIC, [
       Buffer.from(JSON.stringify(meta), "utf8"),
+      ...SavedSessions.encode(sessions),
       int32Bytes(Int32Array.from(indexes)),
       StringTable.encode(texts, false),
       this.lexical.toBinary()
@@ -315,45 +343,63 @@ export class RawLogView {
    * nothing changed) when it does not fit.
    */
   restore(bytes: Uint8Array): boolean {
+    return this.restoreFrom(memorySource(bytes))
+  }
+
+  /**
+   * Restores a saved view from its file, read where asked: the sessions, each message's index, the offsets
+   * of messages, keys and terms, the documents' lengths now; a query's postings and the stored forms of the
+   * messages it looks at when it does (a rewrite reads the rest). The view owns the file from then on (close
+   * it with `close`); false (the file left to the caller) when it does not fit.
+   */
+  restoreFile(file: FileImage): boolean {
+    if (!this.restoreFrom(file)) return false
+    this.file = file
+    return true
+  }
+
+  /** Gives back the saved copy's file, if the view reads one (the view is not used after). */
+  close(): void {
+    this.file?.close()
+    this.file = null
+  }
+
+  private restoreFrom(source: ImageSource): boolean {
     if (this.docs.size > 0) return false
-    const sections = unpackSections(bytes, VIEW_MAGIC, 4)
-    if (sections === null) return false
+    const layout = sourceLayout(source, 0, VIEW_MAGIC, VIEW_SECTIONS)
+    if (layout === null || layout.total !== source.size) return false
+    const [metaAt, indexesAt, textsAt, lexicalAt] = [0, 4, 5, 6].map((i) => layout.starts[i]!) as [number, number, number, number]
+    const [metaLength, indexesLength, textsLength, lexicalLength] = [0, 4, 5, 6].map((i) => layout.lengths[i]!) as [number, number, number, number]
+    const metaBytes = source.bytes(metaAt, metaLength)
+    if (metaBytes === null) return false
     let meta: Partial<SavedMeta>
     try {
-      meta = JSON.parse(Buffer.from(sections[0]!.buffer, sections[0]!.byteOffset, sections[0]!.length).toString("utf8")) as Partial<SavedMeta>
+      meta = JSON.parse(Buffer.from(metaBytes.buffer, metaBytes.byteOffset, metaBytes.length).toString("utf8")) as Partial<SavedMeta>
     } catch {
       return false
     }
     if (typeof meta !== "object" || meta === null) return false
     if (meta.version !== VIEW_VERSION || meta.analyzer !== ANALYZER_ID || meta.k1 !== this.lexical.k1 || meta.b !== this.lexical.b) return false
-    if (!Array.isArray(meta.sessions)) return false
-    const indexes = int32View(sections[1]!)
-    const texts = StringTable.decode(sections[2]!)
-    const lexical = LexicalIndex.fromBinary(sections[3]!, { ...this.bm25, analyzer: analyze })
+    const sessions = SavedSessions.decode(source, layout.starts.slice(1, 4), layout.lengths.slice(1, 4))
+    if (sessions === null) return false
+    const indexes = indexesLength % 4 === 0 ? source.ints(indexesAt, indexesLength / 4) : null
+    const texts = StringTable.decodeAt(source, textsAt, textsLength)
+    const lexical = LexicalIndex.fromImage(source, lexicalAt, lexicalLength, { ...this.bm25, analyzer: analyze })
     if (indexes === null || texts === null || lexical === null || texts.size !== indexes.length || lexical.size !== indexes.length) return false
-    const runs = new Map<string, { first: number; count: number }>()
-    const marks = new Map<string, SessionMark>()
-    let first = 0
-    for (const row of meta.sessions) {
-      if (!Array.isArray(row) || row.length !== 4) return false
-      const [sid, mtimeMs, readAt, count] = row
-      if (typeof sid !== "string" || typeof mtimeMs !== "number" || typeof readAt !== "number" || !Number.isInteger(count) || count < 0) return false
-      if (runs.has(sid)) return false
-      runs.set(sid, { first, count })
-      marks.set(sid, { mtimeMs, readAt })
-      first += count
-    }
+    const first = sessions.messages
     if (first !== indexes.length) return false
-    const saved = new SavedMessages(runs, indexes, texts)
+    const saved = new SavedMessages(sessions, indexes, texts)
     // The copy's first and last messages are the lexical index's too (a cheap check that they belong together).
     if (first > 0) {
-      const [firstSid, lastSid] = [meta.sessions.find((r) => r[3] > 0)![0], [...meta.sessions].reverse().find((r) => r[3] > 0)![0]]
-      const ends = [refKey(firstSid, indexes[0]!), refKey(lastSid, indexes[first - 1]!)]
+      let [a, z] = [0, sessions.size - 1]
+      while (sessions.countAt(a) === 0) a++
+      while (sessions.countAt(z) === 0) z--
+      const ends = [refKey(sessions.idAt(a), indexes[0]!), refKey(sessions.idAt(z), indexes[first - 1]!)]
       if (!ends.every((key) => lexical.has(key))) return false
     }
     this.lexical = lexical
     this.docs.adopt(saved)
-    this.sessions = marks
+    this.sessions = new SessionMarks(sessions)
     // Every saved message had a vector then (the vector file says which): only messages read since need one.
     this.restoredCount = first
     this.savedEmbeddedFor = typeof meta.embeddedFor === "string" ? meta.embeddedFor : null

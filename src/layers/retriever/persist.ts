@@ -1,13 +1,14 @@
 // The retrieval index kept between processes under <data-dir>/index/: the raw-log view (messages and
-// their lexical index) as one binary image replaced atomically and read in place (RawLogView.toBinary), and message
+// their lexical index) as one binary image replaced atomically and read where a query asks, the file held
+// open (RawLogView.toBinary, restoreFile), and message
 // embeddings as one vector image plus records appended since. Both are caches: anything unreadable is ignored and rebuilt from the logs.
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { indexDir, replaceIndexFile, writeIndexUnlessDeleted } from "../../store/indexFiles.js"
 import { compactLength, decodeVector, encodeVector } from "../../store/compactVector.js"
-import { appendNoFollow, readFileNoFollow, withFileNoFollow } from "../../store/noFollow.js"
-import { readAtFd } from "../../search/binaryImage.js"
+import { appendNoFollow, openNoFollow, withFileNoFollow } from "../../store/noFollow.js"
+import { FileImage, readAtFd } from "../../search/binaryImage.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
 import type { RawLogView } from "./RawLogView.js"
 
@@ -195,7 +196,19 @@ export const writeMessageVectors = (target: PersistTarget, records: ReadonlyArra
 /** Fills an empty view from the cache (best effort: an unusable cache is ignored). True when it did. */
 export const loadPersisted = (target: PersistTarget, view: RawLogView): boolean => {
   try {
-    if (!view.restore(readFileNoFollow(viewFile(target.dataDir)))) return false
+    // Read where a query asks (the view keeps the file open), not whole: at 1M messages the file is ~280 MB.
+    const fd = openNoFollow(viewFile(target.dataDir))
+    let file: FileImage
+    try {
+      file = new FileImage(fd)
+    } catch (e) {
+      fs.closeSync(fd)
+      throw e
+    }
+    if (!view.restoreFile(file)) {
+      file.close()
+      return false
+    }
     if (view.savedId !== null) {
       const listedAt = Math.max(view.savedJournal.listedAt, listedAtOf(target.dataDir, view.savedId))
       view.savedJournal = { ...view.savedJournal, listedAt }

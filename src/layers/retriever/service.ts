@@ -80,6 +80,8 @@ export class RetrieverState {
    */
   followDeletions(stamp: number): void {
     if (this.deletionStamp !== null && this.deletionStamp !== stamp) {
+      // The saved copy it read from may hold the deleted text: its file is given back at once.
+      this.rawView.close()
       this.rawView = new RawLogView(this.bm25)
       this.persistLoaded = this.restored = this.vectorsLoaded = false
     }

@@ -1,0 +1,167 @@
+// The sessions of a raw-log view: what it knew of each session's log when it last read it. A view restored
+// from its saved copy reads them from the copy's session table where asked (one lookup per session a query
+// or a sync touches), not as 50k map entries built at every process start (1M messages).
+import { int32Bytes, type ImageSource, StringTable } from "../../search/binaryImage.js"
+
+/** What the view knew of a session's log when it last read it. */
+export interface SessionMark {
+  /** The log's modification time then. */
+  readonly mtimeMs: number
+  /** When it was read (ms since epoch): a log modified within the clock's granularity of that is re-read. */
+  readonly readAt: number
+}
+
+// Session ids looked up again (a query asks about the same few sessions many times) are remembered, up to this many.
+const REMEMBERED_MAX = 20_000
+
+/**
+ * A saved copy's sessions in the copy's order: their ids (with a sorted lookup), marks and message runs
+ * (session i's messages are ordinals firsts[i] .. firsts[i] + counts[i]).
+ */
+export class SavedSessions {
+  private remembered = new Map<string, number>()
+
+  private constructor(
+    private readonly ids: StringTable,
+    private readonly times: Float64Array,
+    private readonly counts: Int32Array,
+    private readonly firsts: Int32Array,
+    /** Messages of all the sessions. */
+    readonly messages: number
+  ) {}
+
+  /** The three sections a saved copy stores: ids, [mtimeMs, readAt] per session, message count per session. */
+  static encode(rows: ReadonlyArray<readonly [string, SessionMark, number]>): [Uint8Array, Uint8Array, Uint8Array] {
+    const times = new Float64Array(2 * rows.length)
+    rows.forEach(([, mark], i) => {
+      times[2 * i] = mark.mtimeMs
+      times[2 * i + 1] = mark.readAt
+    })
+    return [
+      StringTable.encode(rows.map(([sid]) => sid), true),
+      new Uint8Array(times.buffer),
+      int32Bytes(Int32Array.from(rows, ([, , count]) => count))
+    ]
+  }
+
+  /** Reads the three sections (the ids whole: a few bytes per session); null when they do not fit. */
+  static decode(source: ImageSource, at: ReadonlyArray<number>, lengths: ReadonlyArray<number>): SavedSessions | null {
+    const ids = StringTable.decodeAt(source, at[0]!, lengths[0]!)?.loaded() ?? null
+    if (ids === null || lengths[1] !== 16 * ids.size || lengths[2] !== 4 * ids.size) return null
+    const timeBytes = source.bytes(at[1]!, lengths[1]!)
+    const counts = source.ints(at[2]!, ids.size)
+    if (timeBytes === null || counts === null) return null
+    // Sections start on 4-byte boundaries; float64s need 8.
+    const times = new Float64Array(Uint8Array.prototype.slice.call(timeBytes).buffer)
+    const firsts = new Int32Array(ids.size)
+    let messages = 0
+    for (let i = 0; i < ids.size; i++) {
+      const count = counts[i]!
+      if (count < 0 || !Number.isFinite(times[2 * i]!) || !Number.isFinite(times[2 * i + 1]!)) return null
+      firsts[i] = messages
+      messages += count
+    }
+    return new SavedSessions(ids, times, counts, firsts, messages)
+  }
+
+  get size(): number {
+    return this.ids.size
+  }
+
+  /** The position of a session, or -1. */
+  indexOf(sessionId: string): number {
+    let i = this.remembered.get(sessionId)
+    if (i === undefined) {
+      i = this.ids.indexOf(sessionId)
+      if (this.remembered.size >= REMEMBERED_MAX) this.remembered = new Map()
+      this.remembered.set(sessionId, i)
+    }
+    return i
+  }
+
+  idAt(i: number): string {
+    return this.ids.at(i)
+  }
+
+  markAt(i: number): SessionMark {
+    return { mtimeMs: this.times[2 * i]!, readAt: this.times[2 * i + 1]! }
+  }
+
+  firstAt(i: number): number {
+    return this.firsts[i]!
+  }
+
+  countAt(i: number): number {
+    return this.counts[i]!
+  }
+}
+
+/**
+ * The view's marks by session, a Map in what it offers and in its order (a saved copy's sessions in the
+ * copy's order, then those set since in order; one deleted and set again goes last), the saved ones read
+ * from the copy when asked for.
+ */
+export class SessionMarks {
+  private readonly saved: SavedSessions | null
+  /** Saved sessions marked since (null: deleted). */
+  private readonly changed = new Map<string, SessionMark | null>()
+  /** Sessions set since that are not saved ones still there. */
+  private readonly added = new Map<string, SessionMark>()
+  private deleted = 0
+
+  constructor(saved: SavedSessions | null = null) {
+    this.saved = saved
+  }
+
+  get size(): number {
+    return (this.saved?.size ?? 0) - this.deleted + this.added.size
+  }
+
+  get(sessionId: string): SessionMark | undefined {
+    const own = this.added.get(sessionId)
+    if (own !== undefined || this.saved === null) return own
+    const changed = this.changed.get(sessionId)
+    if (changed !== undefined) return changed ?? undefined
+    const i = this.saved.indexOf(sessionId)
+    return i < 0 ? undefined : this.saved.markAt(i)
+  }
+
+  has(sessionId: string): boolean {
+    return this.get(sessionId) !== undefined
+  }
+
+  set(sessionId: string, mark: SessionMark): this {
+    if (this.added.has(sessionId) || this.saved === null || this.changed.get(sessionId) === null || this.saved.indexOf(sessionId) < 0) {
+      this.added.set(sessionId, mark)
+    } else this.changed.set(sessionId, mark)
+    return this
+  }
+
+  delete(sessionId: string): boolean {
+    if (this.added.delete(sessionId)) return true
+    if (this.saved === null || this.changed.get(sessionId) === null || this.saved.indexOf(sessionId) < 0) return false
+    this.changed.set(sessionId, null)
+    this.deleted++
+    return true
+  }
+
+  *entries(): IterableIterator<[string, SessionMark]> {
+    const saved = this.saved
+    if (saved !== null) {
+      for (let i = 0; i < saved.size; i++) {
+        const sid = saved.idAt(i)
+        const changed = this.changed.get(sid)
+        if (changed !== null) yield [sid, changed ?? saved.markAt(i)]
+      }
+    }
+    yield* this.added
+  }
+
+  *keys(): IterableIterator<string> {
+    for (const [sid] of this.entries()) yield sid
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, SessionMark]> {
+    return this.entries()
+  }
+}
