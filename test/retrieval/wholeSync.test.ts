@@ -16,6 +16,20 @@ import { countedRawLogRetriever } from "./support.js"
 // the data dir, over a file raw log whose calls are counted.
 const processLayer = (dir: string, calls: Array<string>) => countedRawLogRetriever(dir, calls, true)
 
+/** A message written through awhm (its session named in the change journal). */
+const append = (dir: string, sessionId: string, content: string) =>
+  Effect.flatMap(RawLog, (log) => log.append({ sessionId, role: "user", content })).pipe(
+    Effect.provide(RawLogLive.pipe(Layer.provide(ConfigFromValues(dir))))
+  )
+
+/** One process (`layer`) asked `query`: its answer and what it asked of the raw log (counted in `calls`). */
+const ask = (layer: ReturnType<typeof processLayer>, calls: Array<string>, query: string) =>
+  Effect.gen(function* () {
+    calls.length = 0
+    const results = yield* Effect.flatMap(Retriever, (r) => r.retrieve(query, { lexicalOnly: true, k: 1 }))
+    return { answer: results.map((r) => r.content), calls: [...calls].sort() }
+  }).pipe(Effect.provide(layer))
+
 const line = (sessionId: string, index: number, content: string) =>
   JSON.stringify({ timestamp: "2026-01-01T00:00:00.000Z", session_id: sessionId, role: "user", content, metadata: {}, index }) + "\n"
 
@@ -23,20 +37,12 @@ describe("a whole process follows the raw log's change journal from where the sa
   it.scoped("lists every log only when the journal cannot say or the last listing is over five minutes old", () =>
     Effect.gen(function* () {
       const dir = yield* scopedTempDir("awhm-whole-")
-      const other = (sessionId: string, content: string) =>
-        Effect.flatMap(RawLog, (log) => log.append({ sessionId, role: "user", content })).pipe(
-          Effect.provide(RawLogLive.pipe(Layer.provide(ConfigFromValues(dir))))
-        )
+      const other = (sessionId: string, content: string) => append(dir, sessionId, content)
       for (let i = 0; i < 210; i++) yield* other("s1", `standup note number ${i} about the sprint`)
       yield* other("s2", "the deploy freeze starts friday")
       const calls: Array<string> = []
       // Each call is one process: its answer and what it asked of the raw log.
-      const run = (query: string) =>
-        Effect.gen(function* () {
-          calls.length = 0
-          const results = yield* Effect.flatMap(Retriever, (r) => r.retrieve(query, { lexicalOnly: true, k: 1 }))
-          return { answer: results.map((r) => r.content), calls: [...calls].sort() }
-        }).pipe(Effect.provide(processLayer(dir, calls)))
+      const run = (query: string) => ask(processLayer(dir, calls), calls, query)
       const listed = path.join(dir, "index", "rawlog-listed")
 
       // The first process lists and reads every log and saves the index (211 messages indexed).
@@ -87,14 +93,9 @@ describe("a whole process follows the raw log's change journal from where the sa
       const calls: Array<string> = []
       const state = new RetrieverState(null, { k1: 1.5, b: 0.75 }) // the configuration's defaults
       state.deferSaves = true
-      const ask = (layer: ReturnType<typeof processLayer>) =>
-        Effect.flatMap(Retriever, (r) => r.retrieve("retro note 7", { lexicalOnly: true, k: 1 })).pipe(
-          Effect.map((results) => results.map((r) => r.content)),
-          Effect.provide(layer)
-        )
       const view = path.join(dir, "index", "rawlog.bin")
       // 210 messages indexed: worth a save, but not while the hook waits for its answer.
-      expect(yield* ask(countedRawLogRetriever(dir, calls, true, state))).toEqual(["retro note 7 about the release train"])
+      expect((yield* ask(countedRawLogRetriever(dir, calls, true, state), calls, "retro note 7")).answer).toEqual(["retro note 7 about the release train"])
       expect(fs.existsSync(view)).toBe(false)
       const warnings: Array<string> = []
       state.saveDeferred((line) => warnings.push(line))
@@ -104,9 +105,7 @@ describe("a whole process follows the raw log's change journal from where the sa
       const saved = fs.statSync(view).mtimeMs
       state.saveDeferred((line) => warnings.push(line))
       expect(fs.statSync(view).mtimeMs).toBe(saved)
-      calls.length = 0
-      expect(yield* ask(processLayer(dir, calls))).toEqual(["retro note 7 about the release train"])
-      expect(calls).toEqual([])
+      expect(yield* ask(processLayer(dir, calls), calls, "retro note 7")).toEqual({ answer: ["retro note 7 about the release train"], calls: [] })
     })
   )
 })
@@ -129,18 +128,9 @@ describe("a saved index of an older version", () => {
       const dir = yield* scopedTempDir("awhm-whole-")
       // Enough messages for the first process to save the index (SAVE_AFTER).
       const lines = [...Array.from({ length: 210 }, (_, i) => ["s1", `standup note number ${i}`]), ["s2", "the deploy freeze starts friday"]]
-      for (const [sid, content] of lines) {
-        yield* Effect.flatMap(RawLog, (log) => log.append({ sessionId: sid!, role: "user", content: content! })).pipe(
-          Effect.provide(RawLogLive.pipe(Layer.provide(ConfigFromValues(dir))))
-        )
-      }
+      for (const [sid, content] of lines) yield* append(dir, sid!, content!)
       const calls: Array<string> = []
-      const run = (query: string) =>
-        Effect.gen(function* () {
-          calls.length = 0
-          const results = yield* Effect.flatMap(Retriever, (r) => r.retrieve(query, { lexicalOnly: true, k: 1 }))
-          return { answer: results.map((r) => r.content), calls: [...calls].sort() }
-        }).pipe(Effect.provide(processLayer(dir, calls)))
+      const run = (query: string) => ask(processLayer(dir, calls), calls, query)
       const file = path.join(dir, "index", "rawlog.bin")
       const first = { answer: ["the deploy freeze starts friday"], calls: ["list", "read s1", "read s2"] }
       expect(yield* run("deploy freeze")).toEqual(first)
