@@ -12,6 +12,7 @@ import { GraphStoreSqlite, makeGraphStoreSqlite } from "../../src/layers/GraphSt
 import createGraph from "../../src/layers/graph/migrations/0001_create_graph.js"
 import searchIndex from "../../src/layers/graph/migrations/0002_search_index.js"
 import { GraphStore } from "../../src/services/GraphStore.js"
+import { makeNode } from "../../src/domain/Node.js"
 import { nodeToRow, nodeToStored } from "../../src/store/graphSerialization.js"
 import { compactNode, fullNode, plainNode, tempDir } from "../support/graphFixtures.js"
 
@@ -343,6 +344,24 @@ describe("GraphStoreSqlite", () => {
       expect(fileContains(store.location! + "-wal", secret)).toBe(false)
       expect(fileContains(store.location!, "content of keep")).toBe(true)
       expect(Array.from((yield* store.load()).nodes.keys())).toEqual(["keep"])
+    })
+  )
+  it.scopedLive("a lexical search with more candidates than SQLite binds in one statement (k 9,000 over 33,000 matches) answers", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir()
+      const store = yield* open(dir)
+      const at = "2026-03-01T10:00:00.000Z"
+      const nodes = Array.from({ length: 33_000 }, (_, i) =>
+        makeNode({ id: `n${i}`, type: "semantic", content: i % 2 === 0 ? `apple note ${i}` : `apple and pear note ${i}`, createdAt: at })
+      )
+      yield* store.commit({ upsertNodes: nodes })
+      const filter = { asOf: null, includeHistory: false, now: "2026-04-01T00:00:00.000Z", scope: null }
+      // 4k = 36,000 candidates: more than the 32,766 variables one statement may bind.
+      const hits = yield* store.lexicalTopK({ text: "apple pear", k: 9_000, filter, k1: 1.5, b: 0.75 })
+      expect(hits.length).toBe(9_000)
+      // The notes naming both words come first; every one of them is there.
+      expect(hits.slice(0, 16_500).every((h) => Number(h.id.slice(1)) % 2 === 1)).toBe(true)
+      expect(new Set(hits.map((h) => h.id)).size).toBe(9_000)
     })
   )
 })
