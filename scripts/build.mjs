@@ -20,6 +20,11 @@ const buildId = (() => {
 })()
 const define = { __AWHM_BUILD_ID__: JSON.stringify(buildId) }
 
+// The bins are minified (names kept, for errors and stack traces): half the bytes to read and hash, a
+// smaller code cache to deserialise, less heap. Every command pays this at start-up: 0.30 -> 0.26 s CPU for
+// a query on an empty data dir. The library entry stays readable.
+const minified = { minify: true, keepNames: true }
+
 // The web viewer's page script and style (src/ui/client/), built for the browser and carried in the bin as
 // strings (src/ui/page.ts): `awhm ui` serves them with no files beside it and no network.
 const browserAsset = async (entry, options = {}) =>
@@ -35,6 +40,7 @@ fs.rmSync("dist/chunks", { recursive: true, force: true })
 
 await build({
   ...nodeBundle,
+  ...minified,
   entryPoints: { awhm: "src/bin/awhm.ts", "awhm-mcp": "src/bin/awhm-mcp.ts" },
   outdir: "dist",
   outExtension: { ".js": ".mjs" },
@@ -52,6 +58,7 @@ await build({
 // hook's start-up).
 await build({
   ...nodeBundle,
+  ...minified,
   entryPoints: { "awhm-hook": "src/hooks/main.ts", "awhm-mcp-server": "src/mcp/main.ts" },
   outdir: "dist",
   outExtension: { ".js": ".cjs" },
@@ -64,6 +71,7 @@ await build({
 // The whole CLI the same way, with the web viewer's assets (`awhm ui`).
 await build({
   ...nodeBundle,
+  ...minified,
   entryPoints: { "awhm-cli": "src/cli/main.ts" },
   outdir: "dist",
   outExtension: { ".js": ".cjs" },
