@@ -1,5 +1,6 @@
 import { loadCachedBundle } from "./cachedBundle.js"
 import { runHook } from "./hookClient.js"
+import { exitWhenFlushed } from "../runtime/exitWhenFlushed.js"
 
 // `awhm hook …` runs on every Claude Code prompt: it skips building the whole CLI, asks the hook server
 // when one is running, and otherwise loads only the hook's own code (code-cached when the build shipped
@@ -11,7 +12,8 @@ const HELP = new Set(["--help", "-h", "--wizard", "--version", "--completions"])
 const CLI_HOOK_COMMANDS = new Set(["install", "uninstall"])
 
 if (argv[2] === "hook" && argv.length > 3 && !CLI_HOOK_COMMANDS.has(argv[3]!) && !argv.slice(3).some((a) => HELP.has(a))) {
-  void runHook(argv.slice(3))
+  // Ends once the reply is written (exitWhenFlushed): not after Node has torn down the heap.
+  void runHook(argv.slice(3)).then(() => exitWhenFlushed())
 } else {
   // The CLI from dist/awhm-cli.cjs with V8's code cache (see cachedBundle.ts), or from the ES module.
   const bundle = loadCachedBundle<{ runCli?: (argv: ReadonlyArray<string>) => void }>("awhm-cli.cjs")

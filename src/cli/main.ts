@@ -1,7 +1,9 @@
 import { Command, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { defaultTeardown } from "@effect/platform/Runtime"
 import { Cause, Console, Effect, Exit, Option } from "effect"
+import { exitWhenFlushed } from "../runtime/exitWhenFlushed.js"
 import { stderrLogger } from "../runtime/stderrLogger.js"
 import { VERSION } from "../runtime/version.js"
 import { loadSubcommands } from "./commands.js"
@@ -80,8 +82,9 @@ export const main = (argv: ReadonlyArray<string>) =>
     )
   )
 
+/** The CLI as a process: ends as soon as the command's output is written (see exitWhenFlushed). */
 export const runCli = (argv: ReadonlyArray<string>) =>
   NodeRuntime.runMain(
     main(argv).pipe(Effect.flatMap((code) => Effect.sync(() => (process.exitCode = code)))),
-    { disableErrorReporting: true, disablePrettyLogger: true }
+    { disableErrorReporting: true, disablePrettyLogger: true, teardown: (exit, onExit) => (Exit.isSuccess(exit) ? exitWhenFlushed() : defaultTeardown(exit, onExit)) }
   )
