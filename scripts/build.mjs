@@ -20,9 +20,9 @@ const buildId = (() => {
 })()
 const define = { __AWHM_BUILD_ID__: JSON.stringify(buildId) }
 
-// The bins are minified (names kept, for errors and stack traces): half the bytes to read and hash, a
-// smaller code cache to deserialise, less heap. Every command pays this at start-up: 0.30 -> 0.26 s CPU for
-// a query on an empty data dir. The library entry stays readable.
+// The bins are minified (names kept, for errors and stack traces): half the bytes that every command reads
+// and hashes at start-up, a smaller code cache to deserialise, less heap (docs/benchmarks.md, scale section).
+// The library entry stays readable. To profile a bin, build it without this.
 const minified = { minify: true, keepNames: true }
 
 // The web viewer's page script and style (src/ui/client/), built for the browser and carried in the bin as

@@ -564,16 +564,17 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         const first = yield* sql<{ rid: number }>`SELECT rowid AS rid FROM node_terms WHERE node_terms MATCH ${match}
           ORDER BY rank LIMIT ${limit}`
         // In slices: a large k (4k candidates) would pass SQLite's limit of bound variables in one statement.
-        let rows: ReadonlyArray<Row> = []
+        const fetched: Array<Row> = []
         for (const part of chunks(first)) {
-          rows = rows.concat(
-            yield* sql.unsafe<Row>(
+          fetched.push(
+            ...(yield* sql.unsafe<Row>(
               `SELECT n.rowid AS rid, n.id, json_extract(n.data, '$.content') AS content, n.window_start FROM nodes n
               WHERE n.rowid IN (${part.map(() => "?").join(", ")}) AND ${where}`,
               [...part.map((r) => r.rid), ...params]
-            )
+            ))
           )
         }
+        let rows: ReadonlyArray<Row> = fetched
         if (rows.length < q.k && first.length === limit) {
           // The filter refused most of them (an old asOf, a narrow scope): let FTS5 rank only admitted nodes.
           rows = yield* sql.unsafe<Row>(
