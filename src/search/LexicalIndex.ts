@@ -10,6 +10,49 @@ const EMPTY = new Int32Array(0)
 // "ALX3". ALX2 stored each document's terms as well, and postings as (slot, tf) pairs: its images are rebuilt.
 const IMAGE_MAGIC = 0x33584c41
 
+/**
+ * Indices of the n best of the first `count` documents (higher score first, ties: the lower slot), best
+ * first: a bounded min-heap over them all, then the heap sorted.
+ */
+const bestFirst = (slots: Int32Array, scores: Float64Array, count: number, n: number): Array<number> => {
+  const heap: Array<number> = []
+  if (n <= 0) return heap
+  // i is weaker than j: a lower score, or the same score at a later slot.
+  const weaker = (i: number, j: number) => scores[i]! < scores[j]! || (scores[i] === scores[j] && slots[i]! > slots[j]!)
+  const siftDown = () => {
+    let i = 0
+    for (;;) {
+      const l = 2 * i + 1
+      const r = l + 1
+      let m = i
+      if (l < heap.length && weaker(heap[l]!, heap[m]!)) m = l
+      if (r < heap.length && weaker(heap[r]!, heap[m]!)) m = r
+      if (m === i) return
+      const t = heap[i]!
+      heap[i] = heap[m]!
+      heap[m] = t
+      i = m
+    }
+  }
+  for (let d = 0; d < count; d++) {
+    if (heap.length < n) {
+      heap.push(d)
+      for (let i = heap.length - 1; i > 0; ) {
+        const p = (i - 1) >> 1
+        if (!weaker(heap[i]!, heap[p]!)) break
+        const t = heap[i]!
+        heap[i] = heap[p]!
+        heap[p] = t
+        i = p
+      }
+    } else if (weaker(heap[0]!, d)) {
+      heap[0] = d
+      siftDown()
+    }
+  }
+  return heap.sort((a, b) => scores[b]! - scores[a]! || slots[a]! - slots[b]!)
+}
+
 export interface LexicalIndexOptions {
   readonly k1?: number
   readonly b?: number
@@ -184,6 +227,7 @@ export class LexicalIndex {
   private lengthOf: Int32Array = new Int32Array(64)
   private removedAt: Uint8Array = new Uint8Array(64)
   private touched: Int32Array = new Int32Array(64)
+  private scoreOf: Float64Array = new Float64Array(0)
 
   constructor(options: LexicalIndexOptions = {}) {
     this.k1 = options.k1 ?? 1.5
@@ -306,62 +350,34 @@ export class LexicalIndex {
       const list = this.postings[id]
       if (list !== undefined) score(list, 0, list.length, idf)
     }
-    // Select the top k with a bounded min-heap; `accept` is asked only about documents that would enter it.
-    const heapSlot: Array<number> = []
-    const heapScore: Array<number> = []
-    const weaker = (i: number, j: number) =>
-      heapScore[i]! < heapScore[j]! || (heapScore[i] === heapScore[j] && heapSlot[i]! > heapSlot[j]!)
-    const swap = (i: number, j: number) => {
-      const s = heapSlot[i]!, c = heapScore[i]!
-      heapSlot[i] = heapSlot[j]!
-      heapScore[i] = heapScore[j]!
-      heapSlot[j] = s
-      heapScore[j] = c
-    }
-    const siftDown = (start: number) => {
-      let i = start
-      for (;;) {
-        const l = 2 * i + 1
-        const r = l + 1
-        let m = i
-        if (l < heapSlot.length && weaker(l, m)) m = l
-        if (r < heapSlot.length && weaker(r, m)) m = r
-        if (m === i) return
-        swap(i, m)
-        i = m
-      }
-    }
-    // Keys asked about, kept for the answer (from an image file, each is a read).
-    const keyOf = new Map<number, string>()
+    // The scored documents in place of the touched ones, their scores beside them; the scratch scores cleared.
+    const scored = touched
+    if (this.scoreOf.length < nTouched) this.scoreOf = new Float64Array(this.scores.length)
+    const scoreOf = this.scoreOf
+    let nScored = 0
     for (let t = 0; t < nTouched; t++) {
       const slot = touched[t]!
       const s = scores[slot]!
       scores[slot] = 0
-      if (!(s > 0)) continue
-      if (heapSlot.length === topK && (s < heapScore[0]! || (s === heapScore[0] && slot > heapSlot[0]!))) continue
-      if (accept !== undefined) {
-        const key = this.keyAt(slot)
-        if (!accept(key)) continue
-        keyOf.set(slot, key)
-      }
-      if (heapSlot.length < topK) {
-        heapSlot.push(slot)
-        heapScore.push(s)
-        let i = heapSlot.length - 1
-        while (i > 0) {
-          const p = (i - 1) >> 1
-          if (!weaker(i, p)) break
-          swap(i, p)
-          i = p
-        }
-      } else {
-        heapSlot[0] = slot
-        heapScore[0] = s
-        siftDown(0)
+      if (s > 0) {
+        scored[nScored] = slot
+        scoreOf[nScored++] = s
       }
     }
-    const order = heapSlot.map((_, i) => i).sort((a, b) => heapScore[b]! - heapScore[a]! || heapSlot[a]! - heapSlot[b]!)
-    return order.map((i) => ({ key: keyOf.get(heapSlot[i]!) ?? this.keyAt(heapSlot[i]!), score: heapScore[i]! }))
+    if (accept === undefined) return bestFirst(scored, scoreOf, nScored, topK).map((i) => ({ key: this.keyAt(scored[i]!), score: scoreOf[i]! }))
+    // `accept` is asked in rank order, so only about documents up to the topK-th accepted one: the best
+    // 2·topK first, then four times as many while too few of those pass.
+    const out: Array<LexicalHit> = []
+    let asked = 0
+    for (let want = 2 * topK; ; want *= 4) {
+      const order = bestFirst(scored, scoreOf, nScored, want)
+      for (let r = asked; r < order.length && out.length < topK; r++) {
+        const key = this.keyAt(scored[order[r]!]!)
+        if (accept(key)) out.push({ key, score: scoreOf[order[r]!]! })
+      }
+      asked = order.length
+      if (out.length >= topK || order.length >= nScored) return out
+    }
   }
 
   /**
