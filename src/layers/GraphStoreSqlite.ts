@@ -773,13 +773,15 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
           const ids = rows.sort((a, b) => a.rid - b.rid).map((r) => r.id)
           return inOrder(ids, yield* nodesById(ids))
         }).pipe(Effect.mapError(fail("search"))),
-      fromMessages: (refs) =>
+      fromMessages: (refs, options) =>
         Effect.gen(function* () {
+          // Keyed only: the join keeps the other nodes' rows unread.
+          const keyed = options?.keyed === true ? "JOIN nodes n ON n.id = s.node_id AND n.canonical_key IS NOT NULL" : ""
           const pairs: Array<{ ref: (typeof refs)[number]; id: string }> = []
           for (const chunk of chunks(refs, 200)) {
             const rows = yield* sql.unsafe<{ session_id: string; message_index: number; node_id: string }>(
               `SELECT s.session_id, s.message_index, s.node_id FROM node_sources s
-              JOIN (VALUES ${chunk.map(() => "(?, ?)").join(", ")}) AS v ON s.session_id = v.column1 AND s.message_index = v.column2`,
+              JOIN (VALUES ${chunk.map(() => "(?, ?)").join(", ")}) AS v ON s.session_id = v.column1 AND s.message_index = v.column2 ${keyed}`,
               chunk.flatMap((r) => [r.sessionId, r.messageIndex])
             )
             const byKey = new Map(chunk.map((r) => [`${r.messageIndex}:${r.sessionId}`, r] as const))
