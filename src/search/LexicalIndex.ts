@@ -53,6 +53,38 @@ const bestFirst = (slots: Int32Array, scores: Float64Array, count: number, n: nu
   return heap.sort((a, b) => scores[b]! - scores[a]! || slots[a]! - slots[b]!)
 }
 
+/** One query's scored documents (LexicalIndex.ranking). */
+export class Ranking {
+  static readonly empty = new Ranking(new Int32Array(0), new Float64Array(0), () => "")
+  private order: Array<number> = []
+
+  constructor(
+    private readonly slots: Int32Array,
+    private readonly scores: Float64Array,
+    private readonly keyAt: (slot: number) => string
+  ) {}
+
+  /**
+   * The topK best (higher score first, ties: the earlier added) that `accept` lets through. `accept` is asked
+   * in rank order, so only about documents down to the topK-th accepted one: the best 2·topK are sorted
+   * first, then four times as many while too few of those pass.
+   */
+  take(topK: number, accept?: (key: string) => boolean): Array<LexicalHit> {
+    const out: Array<LexicalHit> = []
+    const count = this.slots.length
+    if (topK <= 0) return out
+    for (let want = accept === undefined ? topK : 2 * topK, r = 0; ; want *= 4) {
+      if (this.order.length < Math.min(want, count)) this.order = bestFirst(this.slots, this.scores, count, want)
+      const order = this.order
+      for (; r < Math.min(want, order.length) && out.length < topK; r++) {
+        const key = this.keyAt(this.slots[order[r]!]!)
+        if (accept === undefined || accept(key)) out.push({ key, score: this.scores[order[r]!]! })
+      }
+      if (out.length >= topK || r >= count) return out
+    }
+  }
+}
+
 export interface LexicalIndexOptions {
   readonly k1?: number
   readonly b?: number
@@ -227,7 +259,6 @@ export class LexicalIndex {
   private lengthOf: Int32Array = new Int32Array(64)
   private removedAt: Uint8Array = new Uint8Array(64)
   private touched: Int32Array = new Int32Array(64)
-  private scoreOf: Float64Array = new Float64Array(0)
 
   constructor(options: LexicalIndexOptions = {}) {
     this.k1 = options.k1 ?? 1.5
@@ -293,14 +324,22 @@ export class LexicalIndex {
    * `accept` lets through. An empty index or an all-stopword query gives [].
    */
   search(query: string, topK: number, accept?: (key: string) => boolean): Array<LexicalHit> {
+    return topK <= 0 ? [] : this.ranking(query).take(topK, accept)
+  }
+
+  /**
+   * Every live document with score > 0 for a query, scored once: `take` answers as `search` would, as often
+   * as asked (a ranking pass that learns which documents to refuse asks again). Valid until the index changes.
+   */
+  ranking(query: string): Ranking {
     const n = this.size
-    if (n === 0 || topK <= 0) return []
+    if (n === 0) return Ranking.empty
     const terms: Array<number> = []
     for (const t of new Set(this.analyzer(query))) {
       const id = this.findTerm(t)
       if (id >= 0 && this.df[id]! > 0) terms.push(id)
     }
-    if (terms.length === 0) return []
+    if (terms.length === 0) return Ranking.empty
     const slotCount = this.slotCount
     if (this.scores.length < slotCount) {
       this.scores = new Float64Array(Math.max(64, slotCount * 2))
@@ -350,34 +389,20 @@ export class LexicalIndex {
       const list = this.postings[id]
       if (list !== undefined) score(list, 0, list.length, idf)
     }
-    // The scored documents in place of the touched ones, their scores beside them; the scratch scores cleared.
-    const scored = touched
-    if (this.scoreOf.length < nTouched) this.scoreOf = new Float64Array(this.scores.length)
-    const scoreOf = this.scoreOf
+    // The scored documents and their scores; the scratch scores cleared for the next query.
+    const slots = new Int32Array(nTouched)
+    const scoreOf = new Float64Array(nTouched)
     let nScored = 0
     for (let t = 0; t < nTouched; t++) {
       const slot = touched[t]!
       const s = scores[slot]!
       scores[slot] = 0
       if (s > 0) {
-        scored[nScored] = slot
+        slots[nScored] = slot
         scoreOf[nScored++] = s
       }
     }
-    if (accept === undefined) return bestFirst(scored, scoreOf, nScored, topK).map((i) => ({ key: this.keyAt(scored[i]!), score: scoreOf[i]! }))
-    // `accept` is asked in rank order, so only about documents up to the topK-th accepted one: the best
-    // 2·topK first, then four times as many while too few of those pass.
-    const out: Array<LexicalHit> = []
-    let asked = 0
-    for (let want = 2 * topK; ; want *= 4) {
-      const order = bestFirst(scored, scoreOf, nScored, want)
-      for (let r = asked; r < order.length && out.length < topK; r++) {
-        const key = this.keyAt(scored[order[r]!]!)
-        if (accept(key)) out.push({ key, score: scoreOf[order[r]!]! })
-      }
-      asked = order.length
-      if (out.length >= topK || order.length >= nScored) return out
-    }
+    return new Ranking(slots.subarray(0, nScored), scoreOf.subarray(0, nScored), (slot) => this.keyAt(slot))
   }
 
   /**
