@@ -123,8 +123,8 @@ export const makeGraphStoreJson = (options: JsonStoreOptions) =>
       vectorTopK: (q) => sync("search", () => searchNow().vectorTopK(q)),
       neighbours: (ids) => sync("search", () => searchNow().neighbours(ids)),
       bySlot: (keys) => sync("search", () => searchNow().bySlot(keys).map((n) => pending.overlay(n))),
-      fromMessages: (refs) =>
-        sync("search", () => searchNow().fromMessages(refs).map(({ ref, node }) => ({ ref, node: pending.overlay(node) }))),
+      fromMessages: (refs, options) =>
+        sync("search", () => searchNow().fromMessages(refs, options?.keyed === true).map(({ ref, node }) => ({ ref, node: pending.overlay(node) }))),
       nodesByKeys: (q) => sync("search", () => searchNow().nodesByKeys(q).map((n) => pending.overlay(n))),
       entityForms: sync("search", () => searchNow().entityForms()),
       accessCounts: sync("search", () => searchNow().accessCountsWith((n) => pending.overlay(n))),

@@ -32,7 +32,7 @@ export const makeGraphStoreMemory = (initial?: Graph) =>
       vectorTopK: (q) => Effect.sync(() => current().vectorTopK(q)),
       neighbours: (ids) => Effect.sync(() => current().neighbours(ids)),
       bySlot: (keys) => Effect.sync(() => current().bySlot(keys)),
-      fromMessages: (refs) => Effect.sync(() => current().fromMessages(refs)),
+      fromMessages: (refs, options) => Effect.sync(() => current().fromMessages(refs, options?.keyed === true)),
       nodesByKeys: (q) => Effect.sync(() => current().nodesByKeys(q)),
       entityForms: Effect.sync(() => current().entityForms()),
       accessCounts: Effect.sync(() => current().accessCountsWith()),

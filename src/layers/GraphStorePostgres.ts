@@ -633,13 +633,13 @@ export const makeGraphStorePostgres = (
           const ids = yield* search.slotIds(keys)
           return inOrder(ids, yield* nodesById(ids))
         }).pipe(Effect.mapError(readFailure("search"))),
-      fromMessages: (refs) =>
+      fromMessages: (refs, options) =>
         Effect.gen(function* () {
           const pairs = yield* search.messageSources(refs)
           const found = yield* nodesById(pairs.map((p) => p.id), false)
           return pairs.flatMap(({ ref, id }) => {
             const n = found.get(id)
-            return n === undefined ? [] : [{ ref, node: pending.overlay(n) }]
+            return n === undefined || (options?.keyed === true && n.canonicalKey === null) ? [] : [{ ref, node: pending.overlay(n) }]
           })
         }).pipe(Effect.mapError(readFailure("search"))),
       nodesByKeys: (q) => nodesByKeys(q).pipe(Effect.mapError(readFailure("search"))),

@@ -24,12 +24,11 @@ import { corruptGraph } from "./graph/corrupt.js"
 import { readJsonGraphFile } from "./graph/jsonFile.js"
 import { graphMigrations, latestGraphMigration } from "./graph/migrations/index.js"
 import { decodeRowNode } from "../store/graphSerialization.js"
-import { anyTerm, filteredVectorTopK, filterSql, indexColumns, preselect } from "./graph/sqliteSearch.js"
+import { filteredVectorTopK, filterSql, indexColumns } from "./graph/sqliteSearch.js"
+import { byBound, collectMatches, exactScore } from "./graph/exactBm25.js"
 import { asStored, chunks, rowVectors, sourceRows, vectorBytes } from "./graph/rows.js"
 import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
 import { analyze } from "../search/IndexAnalyzer.js"
-import { bm25Score } from "../search/bm25.js"
-import { indexedText } from "../search/indexedText.js"
 import { FORM, FORM_END, firstForms, lookupKeys } from "../text/lookupKeys.js"
 import { withPending } from "./graph/accessCounts.js"
 import { makeVectorSource, vectorImageFiles, type VectorImageFiles } from "./graph/sqliteVectors.js"
@@ -547,6 +546,16 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         return n === undefined ? [] : [pending.overlay(n)]
       })
 
+    // The FTS5 vocabulary's instance rows, a per-connection table (nothing is written to the file).
+    let instanceReady = false
+    const instanceVocab = Effect.suspend(() =>
+      instanceReady
+        ? Effect.void
+        : Effect.map(sql`CREATE VIRTUAL TABLE IF NOT EXISTS temp.node_terms_inst USING fts5vocab(main, node_terms, instance)`, () => {
+            instanceReady = true
+          })
+    )
+
     const lexicalTopK = (q: LexicalQuery) =>
       Effect.gen(function* () {
         const terms = [...new Set(analyze(q.text))]
@@ -556,41 +565,50 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         const live = terms.filter((t) => (df.get(t) ?? 0) > 0)
         if (live.length === 0) return []
         const [stats] = yield* sql<{ docs: number; total: number }>`SELECT docs, total FROM lexical_stats WHERE id = 1`
-        const match = anyTerm(live)
-        const limit = preselect(q.k)
+        const n = stats?.docs ?? 0
+        if (n === 0) return []
+        // Each term's postings, one rowid per occurrence (the vocabulary's instance rows skip deleted documents).
+        yield* instanceVocab
+        const postings: Array<Array<number>> = []
+        for (const t of live) {
+          const rows = yield* sql<{ doc: number }>`SELECT doc FROM temp.node_terms_inst WHERE term = ${t}`.values
+          postings.push(rows.map((r) => r[0] as number))
+        }
+        const { k1, b } = q
+        const avg = (stats?.total ?? 0) / n || 1
+        const norm0 = k1 * (1 - b)
+        const norm1 = (k1 * b) / avg
+        const idf = live.map((t) => Math.log(1 + (n - df.get(t)! + 0.5) / (df.get(t)! + 0.5)))
+        const matches = collectMatches(postings, idf, k1, norm0)
         const { where, params } = filterSql(q.filter)
-        type Row = { rid: number; id: string; content: string; window_start: string }
-        // FTS5's own BM25 picks the candidates; most queries are answered from its first `limit` rows.
-        const first = yield* sql<{ rid: number }>`SELECT rowid AS rid FROM node_terms WHERE node_terms MATCH ${match}
-          ORDER BY rank LIMIT ${limit}`
-        // In slices: a large k (4k candidates) would pass SQLite's limit of bound variables in one statement.
-        const fetched: Array<Row> = []
-        for (const part of chunks(first)) {
-          fetched.push(
-            ...(yield* sql.unsafe<Row>(
-              `SELECT n.rowid AS rid, n.id, json_extract(n.data, '$.content') AS content, n.window_start FROM nodes n
-              WHERE n.rowid IN (${part.map(() => "?").join(", ")}) AND ${where}`,
-              [...part.map((r) => r.rid), ...params]
-            ))
+        // Documents in bound order, their lengths (and the filter) read in growing batches, until the next
+        // bound is below the k-th best exact score: no document left can enter.
+        const top: Array<{ readonly rid: number; readonly id: string; readonly score: number }> = []
+        const count = matches.rids.length
+        let order = byBound(matches, Math.max(4 * q.k, 256))
+        for (let r = 0, batch = 128; r < count; batch = Math.min(2 * batch, 2048)) {
+          if (r >= order.length) order = byBound(matches, 4 * order.length)
+          const kth = top.length >= q.k ? top[q.k - 1]!.score : -Infinity
+          if (matches.bound[order[r]!]! < kth) break
+          const part = order.slice(r, r + batch)
+          r += part.length
+          const slotOf = new Map(part.map((d) => [matches.rids[d]!, d] as const))
+          const rows = yield* sql.unsafe<{ rid: number; id: string; lex_len: number }>(
+            `SELECT n.rowid AS rid, n.id, n.lex_len FROM nodes n WHERE n.rowid IN (${part.map(() => "?").join(", ")}) AND ${where}`,
+            [...part.map((d) => matches.rids[d]!), ...params]
           )
+          for (const row of rows) {
+            const score = exactScore(matches, slotOf.get(row.rid)!, row.lex_len, idf, k1, norm0, norm1)
+            if (!(score > 0)) continue
+            let at = top.length
+            while (at > 0 && (top[at - 1]!.score < score || (top[at - 1]!.score === score && top[at - 1]!.rid > row.rid))) at--
+            if (at < q.k) {
+              top.splice(at, 0, { rid: row.rid, id: row.id, score })
+              if (top.length > q.k) top.pop()
+            }
+          }
         }
-        let rows: ReadonlyArray<Row> = fetched
-        if (rows.length < q.k && first.length === limit) {
-          // The filter refused most of them (an old asOf, a narrow scope): let FTS5 rank only admitted nodes.
-          rows = yield* sql.unsafe<Row>(
-            `SELECT n.rowid AS rid, n.id, json_extract(n.data, '$.content') AS content, n.window_start
-            FROM node_terms f JOIN nodes n ON n.rowid = f.rowid WHERE node_terms MATCH ? AND ${where}
-            ORDER BY f.rank LIMIT ?`,
-            [match, ...params, limit]
-          )
-        }
-        const bm25 = { docs: stats?.docs ?? 0, totalLength: stats?.total ?? 0, df }
-        return rows
-          .map((r) => ({ rid: r.rid, id: r.id, score: bm25Score(live, analyze(indexedText(r.content, r.window_start)), bm25, q.k1, q.b) }))
-          .filter((h) => h.score > 0)
-          .sort((a, b) => b.score - a.score || a.rid - b.rid)
-          .slice(0, q.k)
-          .map(({ id, score }): ScoredId => ({ id, score }))
+        return top.map(({ id, score }): ScoredId => ({ id, score }))
       })
 
     // Vectors live in memory between queries and in a saved image; a writer's change costs the rows it changed.
@@ -777,13 +795,15 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
           const ids = rows.sort((a, b) => a.rid - b.rid).map((r) => r.id)
           return inOrder(ids, yield* nodesById(ids))
         }).pipe(Effect.mapError(fail("search"))),
-      fromMessages: (refs) =>
+      fromMessages: (refs, options) =>
         Effect.gen(function* () {
+          // Keyed only: the join keeps the other nodes' rows unread.
+          const keyed = options?.keyed === true ? "JOIN nodes n ON n.id = s.node_id AND n.canonical_key IS NOT NULL" : ""
           const pairs: Array<{ ref: (typeof refs)[number]; id: string }> = []
           for (const chunk of chunks(refs, 200)) {
             const rows = yield* sql.unsafe<{ session_id: string; message_index: number; node_id: string }>(
               `SELECT s.session_id, s.message_index, s.node_id FROM node_sources s
-              JOIN (VALUES ${chunk.map(() => "(?, ?)").join(", ")}) AS v ON s.session_id = v.column1 AND s.message_index = v.column2`,
+              JOIN (VALUES ${chunk.map(() => "(?, ?)").join(", ")}) AS v ON s.session_id = v.column1 AND s.message_index = v.column2 ${keyed}`,
               chunk.flatMap((r) => [r.sessionId, r.messageIndex])
             )
             const byKey = new Map(chunk.map((r) => [`${r.messageIndex}:${r.sessionId}`, r] as const))

@@ -10,6 +10,81 @@ const EMPTY = new Int32Array(0)
 // "ALX3". ALX2 stored each document's terms as well, and postings as (slot, tf) pairs: its images are rebuilt.
 const IMAGE_MAGIC = 0x33584c41
 
+/**
+ * Indices of the n best of the first `count` documents (higher score first, ties: the lower slot), best
+ * first: a bounded min-heap over them all, then the heap sorted.
+ */
+const bestFirst = (slots: Int32Array, scores: Float64Array, count: number, n: number): Array<number> => {
+  const heap: Array<number> = []
+  if (n <= 0) return heap
+  // i is weaker than j: a lower score, or the same score at a later slot.
+  const weaker = (i: number, j: number) => scores[i]! < scores[j]! || (scores[i] === scores[j] && slots[i]! > slots[j]!)
+  const siftDown = () => {
+    let i = 0
+    for (;;) {
+      const l = 2 * i + 1
+      const r = l + 1
+      let m = i
+      if (l < heap.length && weaker(heap[l]!, heap[m]!)) m = l
+      if (r < heap.length && weaker(heap[r]!, heap[m]!)) m = r
+      if (m === i) return
+      const t = heap[i]!
+      heap[i] = heap[m]!
+      heap[m] = t
+      i = m
+    }
+  }
+  for (let d = 0; d < count; d++) {
+    if (heap.length < n) {
+      heap.push(d)
+      for (let i = heap.length - 1; i > 0; ) {
+        const p = (i - 1) >> 1
+        if (!weaker(heap[i]!, heap[p]!)) break
+        const t = heap[i]!
+        heap[i] = heap[p]!
+        heap[p] = t
+        i = p
+      }
+    } else if (weaker(heap[0]!, d)) {
+      heap[0] = d
+      siftDown()
+    }
+  }
+  return heap.sort((a, b) => scores[b]! - scores[a]! || slots[a]! - slots[b]!)
+}
+
+/** One query's scored documents (LexicalIndex.ranking). */
+export class Ranking {
+  static readonly empty = new Ranking(new Int32Array(0), new Float64Array(0), () => "")
+  private order: Array<number> = []
+
+  constructor(
+    private readonly slots: Int32Array,
+    private readonly scores: Float64Array,
+    private readonly keyAt: (slot: number) => string
+  ) {}
+
+  /**
+   * The topK best (higher score first, ties: the earlier added) that `accept` lets through. `accept` is asked
+   * in rank order, so only about documents down to the topK-th accepted one: the best 2·topK are sorted
+   * first, then four times as many while too few of those pass.
+   */
+  take(topK: number, accept?: (key: string) => boolean): Array<LexicalHit> {
+    const out: Array<LexicalHit> = []
+    const count = this.slots.length
+    if (topK <= 0) return out
+    for (let want = accept === undefined ? topK : 2 * topK, r = 0; ; want *= 4) {
+      if (this.order.length < Math.min(want, count)) this.order = bestFirst(this.slots, this.scores, count, want)
+      const order = this.order
+      for (; r < Math.min(want, order.length) && out.length < topK; r++) {
+        const key = this.keyAt(this.slots[order[r]!]!)
+        if (accept === undefined || accept(key)) out.push({ key, score: this.scores[order[r]!]! })
+      }
+      if (out.length >= topK || r >= count) return out
+    }
+  }
+}
+
 export interface LexicalIndexOptions {
   readonly k1?: number
   readonly b?: number
@@ -249,14 +324,22 @@ export class LexicalIndex {
    * `accept` lets through. An empty index or an all-stopword query gives [].
    */
   search(query: string, topK: number, accept?: (key: string) => boolean): Array<LexicalHit> {
+    return topK <= 0 ? [] : this.ranking(query).take(topK, accept)
+  }
+
+  /**
+   * Every live document with score > 0 for a query, scored once: `take` answers as `search` would, as often
+   * as asked (a ranking pass that learns which documents to refuse asks again). Valid until the index changes.
+   */
+  ranking(query: string): Ranking {
     const n = this.size
-    if (n === 0 || topK <= 0) return []
+    if (n === 0) return Ranking.empty
     const terms: Array<number> = []
     for (const t of new Set(this.analyzer(query))) {
       const id = this.findTerm(t)
       if (id >= 0 && this.df[id]! > 0) terms.push(id)
     }
-    if (terms.length === 0) return []
+    if (terms.length === 0) return Ranking.empty
     const slotCount = this.slotCount
     if (this.scores.length < slotCount) {
       this.scores = new Float64Array(Math.max(64, slotCount * 2))
@@ -306,62 +389,20 @@ export class LexicalIndex {
       const list = this.postings[id]
       if (list !== undefined) score(list, 0, list.length, idf)
     }
-    // Select the top k with a bounded min-heap; `accept` is asked only about documents that would enter it.
-    const heapSlot: Array<number> = []
-    const heapScore: Array<number> = []
-    const weaker = (i: number, j: number) =>
-      heapScore[i]! < heapScore[j]! || (heapScore[i] === heapScore[j] && heapSlot[i]! > heapSlot[j]!)
-    const swap = (i: number, j: number) => {
-      const s = heapSlot[i]!, c = heapScore[i]!
-      heapSlot[i] = heapSlot[j]!
-      heapScore[i] = heapScore[j]!
-      heapSlot[j] = s
-      heapScore[j] = c
-    }
-    const siftDown = (start: number) => {
-      let i = start
-      for (;;) {
-        const l = 2 * i + 1
-        const r = l + 1
-        let m = i
-        if (l < heapSlot.length && weaker(l, m)) m = l
-        if (r < heapSlot.length && weaker(r, m)) m = r
-        if (m === i) return
-        swap(i, m)
-        i = m
-      }
-    }
-    // Keys asked about, kept for the answer (from an image file, each is a read).
-    const keyOf = new Map<number, string>()
+    // The scored documents and their scores; the scratch scores cleared for the next query.
+    const slots = new Int32Array(nTouched)
+    const scoreOf = new Float64Array(nTouched)
+    let nScored = 0
     for (let t = 0; t < nTouched; t++) {
       const slot = touched[t]!
       const s = scores[slot]!
       scores[slot] = 0
-      if (!(s > 0)) continue
-      if (heapSlot.length === topK && (s < heapScore[0]! || (s === heapScore[0] && slot > heapSlot[0]!))) continue
-      if (accept !== undefined) {
-        const key = this.keyAt(slot)
-        if (!accept(key)) continue
-        keyOf.set(slot, key)
-      }
-      if (heapSlot.length < topK) {
-        heapSlot.push(slot)
-        heapScore.push(s)
-        let i = heapSlot.length - 1
-        while (i > 0) {
-          const p = (i - 1) >> 1
-          if (!weaker(i, p)) break
-          swap(i, p)
-          i = p
-        }
-      } else {
-        heapSlot[0] = slot
-        heapScore[0] = s
-        siftDown(0)
+      if (s > 0) {
+        slots[nScored] = slot
+        scoreOf[nScored++] = s
       }
     }
-    const order = heapSlot.map((_, i) => i).sort((a, b) => heapScore[b]! - heapScore[a]! || heapSlot[a]! - heapSlot[b]!)
-    return order.map((i) => ({ key: keyOf.get(heapSlot[i]!) ?? this.keyAt(heapSlot[i]!), score: heapScore[i]! }))
+    return new Ranking(slots.subarray(0, nScored), scoreOf.subarray(0, nScored), (slot) => this.keyAt(slot))
   }
 
   /**

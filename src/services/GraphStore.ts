@@ -91,10 +91,12 @@ export interface GraphSearchShape {
   readonly bySlot: (keys: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<MemoryNode>, GraphStoreError>
   /**
    * Nodes with one of these messages among their source refs, each with the ref that matched; their vectors
-   * may be left out (SQLite, PostgreSQL), so never write one back.
+   * may be left out (SQLite, PostgreSQL), so never write one back. `keyed`: only the nodes with a canonical
+   * key (what hides a raw-log line is a slot's statement: the others need not be read at all).
    */
   readonly fromMessages: (
-    refs: ReadonlyArray<SourceRef>
+    refs: ReadonlyArray<SourceRef>,
+    options?: { readonly keyed?: boolean }
   ) => Effect.Effect<ReadonlyArray<{ readonly ref: SourceRef; readonly node: MemoryNode }>, GraphStoreError>
   /** The nodes matching any part of `query`, in store order (the order load() gives), vectors included. */
   readonly nodesByKeys: (query: NodeKeyQuery) => Effect.Effect<ReadonlyArray<MemoryNode>, GraphStoreError>

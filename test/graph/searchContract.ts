@@ -169,6 +169,8 @@ export const searchContract = (open: OpenStore, options: { readonly persistent: 
           ["even", 1, "n2"],
           ["odd", 9, "n19"]
         ])
+        const keyed = yield* store.fromMessages([{ sessionId: "even", messageIndex: 1 }, { sessionId: "odd", messageIndex: 9 }], { keyed: true })
+        expect(keyed.map(({ ref, node }) => [ref.sessionId, ref.messageIndex, node.id])).toEqual([["even", 1, "n2"]])
         // Access counts 1..20: the sorted list's element floor(0.9 * 20) = 18 is 19.
         expect(yield* store.accessP90).toBe(19)
         yield* store.commit({ deleteNodes: ["n19", "n18"] })

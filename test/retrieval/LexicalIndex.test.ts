@@ -82,6 +82,19 @@ describe("LexicalIndex", () => {
     expect(new LexicalIndex().search("python", 10)).toEqual([])
   })
 
+  it("asks accept about documents in rank order, only down to the k-th accepted one", () => {
+    const idx = new LexicalIndex()
+    for (let i = 0; i < 300; i++) idx.add(`d${i}`, i % 3 === 0 ? "orion orion build" : i % 3 === 1 ? "orion build server" : "orion")
+    const asked: Array<string> = []
+    const hits = idx.search("orion build", 2, (k) => (asked.push(k), k !== "d0"))
+    expect(hits.map((h) => h.key)).toEqual(["d3", "d6"])
+    expect(asked).toEqual(["d0", "d3", "d6"])
+    // More refused than the first 2k looked at: it reads further down the ranking.
+    const far: Array<string> = []
+    expect(idx.search("orion build", 2, (k) => (far.push(k), Number(k.slice(1)) >= 290)).map((h) => h.key)).toEqual(["d291", "d294"])
+    expect(far).toEqual(Array.from({ length: 99 }, (_, i) => `d${3 * i}`))
+  })
+
   it("round-trips through its binary form with identical scores, and refuses other bytes", () => {
     const idx = new LexicalIndex({ analyzer: analyze })
     docs.forEach((d, i) => idx.add(`d\u0000${i}`, d))

@@ -80,7 +80,7 @@ export class MemoryGraphSearch {
     return [...this.graph.nodes.values()].filter((n) => n.canonicalKey !== null && wanted.has(n.canonicalKey))
   }
 
-  fromMessages(refs: ReadonlyArray<SourceRef>): Array<{ ref: SourceRef; node: MemoryNode }> {
+  fromMessages(refs: ReadonlyArray<SourceRef>, keyed = false): Array<{ ref: SourceRef; node: MemoryNode }> {
     if (this.byRef === null) {
       const map = new Map<string, Array<string>>()
       for (const n of this.graph.nodes.values()) {
@@ -95,7 +95,10 @@ export class MemoryGraphSearch {
     }
     const out: Array<{ ref: SourceRef; node: MemoryNode }> = []
     for (const ref of refs) {
-      for (const id of this.byRef.get(refKey(ref.sessionId, ref.messageIndex)) ?? []) out.push({ ref, node: this.graph.nodes.get(id)! })
+      for (const id of this.byRef.get(refKey(ref.sessionId, ref.messageIndex)) ?? []) {
+        const node = this.graph.nodes.get(id)!
+        if (!keyed || node.canonicalKey !== null) out.push({ ref, node })
+      }
     }
     return out
   }

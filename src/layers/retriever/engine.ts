@@ -9,7 +9,7 @@ import {
   type BlendWeights, type EligibilityContext, type Ranked
 } from "./rank.js"
 import type { RawDoc, RawLogView } from "./RawLogView.js"
-import type { LexicalHit } from "../../search/LexicalIndex.js"
+import type { LexicalHit, Ranking } from "../../search/LexicalIndex.js"
 import type { VectorHit } from "../../search/VectorIndex.js"
 import { words } from "../../text/tokenize.js"
 import { validAt } from "../../domain/time.js"
@@ -105,6 +105,13 @@ export interface RankSources {
   readonly buffer: ReadonlyArray<BufferHit>
   /** Ref keys of messages whose buffer statements a later correction superseded (their lines are history). */
   readonly staleRefs?: ReadonlySet<string>
+  /** What the passes of one query share (the caller ranks again once it fetched missing statements). */
+  readonly memo?: RankMemo
+}
+
+/** One query's work that a second ranking pass over the same views need not redo. */
+export class RankMemo {
+  raw: { readonly view: RawLogView; readonly ranking: Ranking } | null = null
 }
 
 export interface RankOutcome {
@@ -154,7 +161,8 @@ export const rankQuery = (req: RankRequest, settings: RankSettings, sources: Ran
   const items: Array<Ranked> = []
   items.push(...rankBuffer(req, settings, sources.buffer))
   const graphSearch = sources.graph === null ? null : graphLexical(req, ctx, sources.graph)
-  const rawSearch = sources.raw === null ? null : rawLexical(req, sources.raw, sources.graph, sources.staleRefs ?? new Set())
+  const rawSearch =
+    sources.raw === null ? null : rawLexical(req, sources.raw, sources.graph, sources.staleRefs ?? new Set(), sources.memo ?? new RankMemo())
   // Lexical relevance is relative to the best match in either source, so a graph memory matching only a
   // name is not "the best lexical match" while a log line matches the whole question.
   const bestLexical = Math.max(graphSearch?.hits[0]?.score ?? 0, rawSearch?.hits[0]?.score ?? 0)
@@ -318,7 +326,8 @@ const rawLexical = (
   req: RankRequest,
   raw: RawLogView,
   graph: GraphCandidates | null,
-  staleRefs: ReadonlySet<string>
+  staleRefs: ReadonlySet<string>,
+  memo: RankMemo
 ): LexicalSearch => {
   const moment = req.asOf ?? req.now
   // A line whose statement has been superseded (or whose window is not open at the moment asked about) is
@@ -349,7 +358,9 @@ const rawLexical = (
       !stale(key)
     )
   }
-  return { hits: raw.lexical.search(req.query, pool(req.k), accept), accept }
+  // Scored once per query: a second pass only refuses more lines.
+  if (memo.raw === null || memo.raw.view !== raw) memo.raw = { view: raw, ranking: raw.lexical.ranking(req.query) }
+  return { hits: memo.raw.ranking.take(pool(req.k), accept), accept }
 }
 
 const rankRawLog = (

@@ -86,7 +86,7 @@ const fetchStatements = (
       return doc === undefined ? [] : [{ sessionId: doc.sessionId, messageIndex: doc.index }]
     })
     if (asked.length === 0) return
-    for (const { ref, node } of yield* store.fromMessages(asked)) {
+    for (const { ref, node } of yield* store.fromMessages(asked, { keyed: true })) {
       if (isStatement(node)) statements.get(refKey(ref.sessionId, ref.messageIndex))!.push(node)
     }
   })

@@ -14,7 +14,7 @@ import { SessionBuffer, type BufferHit } from "../../services/SessionBuffer.js"
 import { currentEntries } from "../../search/bufferSearch.js"
 import { deletionStamp } from "../../store/deletionNotices.js"
 import { dataPaths } from "../../store/paths.js"
-import { DEFAULT_GRAPH_TUNING, DEFAULT_RAW_TUNING, rankQuery, type GraphTuning, type RankSettings, type RawTuning } from "./engine.js"
+import { DEFAULT_GRAPH_TUNING, DEFAULT_RAW_TUNING, RankMemo, rankQuery, type GraphTuning, type RankSettings, type RawTuning } from "./engine.js"
 import { fetchGraphCandidates, rankWithStatements } from "./graphCandidates.js"
 import { refKey } from "./rank.js"
 import { RawLogView } from "./RawLogView.js"
@@ -276,11 +276,12 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
           for (const e of all) if (!visible.has(e)) staleRefs.add(refKey(e.session_id, e.source_msg))
         }
         // Ranking names the log lines whose statements it needs; those are fetched and it ranks again.
+        const memo = new RankMemo()
         const outcome = yield* rankWithStatements(store, fetched, rawView, () =>
           rankQuery(
             { query, queryVector, k, includeHistory, asOf, scope, exclude, trace, now },
             settings,
-            { graph: fetched.candidates, raw: rawOn ? rawView : null, buffer: hits, staleRefs }
+            { graph: fetched.candidates, raw: rawOn ? rawView : null, buffer: hits, staleRefs, memo }
           )
         )
         yield* reinforce(outcome.returnedNodes, now)
