@@ -68,6 +68,18 @@ await build({
   banner: { js: 'const __awhmImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' }
 })
 
+// The hook client (`awhm hook prompt|stop` on every turn): plain Node in one CommonJS file that
+// dist/awhm.mjs requires, so a prompt loads one small file instead of a graph of ES module chunks.
+await build({
+  ...nodeBundle,
+  entryPoints: { "awhm-hook-client": "src/bin/hookClient.ts" },
+  outdir: "dist",
+  outExtension: { ".js": ".cjs" },
+  format: "cjs",
+  define: { ...define, "import.meta.url": "__awhmImportMetaUrl" },
+  banner: { js: 'const __awhmImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' }
+})
+
 // The whole CLI the same way, with the web viewer's assets (`awhm ui`).
 await build({
   ...nodeBundle,

@@ -1,15 +1,21 @@
-import { spawn } from "node:child_process"
 import { buildId } from "../runtime/buildId.js"
 import { askHookServer, hookEnv, hookSocketPath, MAX_REQUEST_BYTES, privateSocketDir } from "../store/hookSocket.js"
 import { resolveDataDir } from "../store/paths.js"
 import { readProcessStdin } from "../runtime/stdin.js"
 import { parseHookArgv } from "../hooks/argv.js"
 import { PAYLOAD_ERROR, payloadObject } from "../hooks/payloadJson.js"
-import { runHookInProcess } from "./hookBundle.js"
+
+// The bin ends the process with it once the reply is written (the client file carries it, so the bin imports no chunk).
+export { exitWhenFlushed } from "../runtime/exitWhenFlushed.js"
+
+/** Runs the hook in this process (`stdin`: the payload, when already read); the bin passes it in. */
+export type InProcessHook = (args: ReadonlyArray<string>, stdin?: string) => Promise<void>
 
 // `awhm hook prompt|stop` on every turn of an agent: ask the data dir's hook server, which has the graph
 // and the indexes in memory, and only when none is running do the work here (and start one for the
-// next prompt). Plain Node: loading Effect would cost more than the server saves.
+// next prompt). Plain Node: loading Effect would cost more than the server saves. The build ships it as one
+// small CommonJS file (dist/awhm-hook-client.cjs); what only some runs need is loaded when needed
+// (child_process, and the in-process hook, which the bin lends).
 
 /** Below the 20 s Claude Code is told to give the hook (`awhm hook settings`), so the hook says why itself. */
 const REPLY_TIMEOUT_MS = 15_000
@@ -19,10 +25,11 @@ const debug = (line: string) => {
 }
 
 /** Starts `awhm hook serve` detached from this process (and from Claude Code's pipes). */
-const startServer = (dataDir: string) => {
+const startServer = async (dataDir: string) => {
   try {
     const bin = process.argv[1]
     if (bin === undefined) return
+    const { spawn } = await import("node:child_process")
     const child = spawn(process.execPath, [bin, "hook", "serve", "--data-dir", dataDir], {
       detached: true,
       stdio: "ignore",
@@ -47,6 +54,7 @@ const handOffSessionEnd = async (args: ReadonlyArray<string>, stdin: string): Pr
   const bin = process.argv[1]
   if (bin === undefined) return false
   try {
+    const { spawn } = await import("node:child_process")
     const child = spawn(process.execPath, [bin, "hook", ...args, "--wait"], {
       detached: true,
       stdio: ["pipe", "ignore", "ignore"],
@@ -72,7 +80,7 @@ const handOffSessionEnd = async (args: ReadonlyArray<string>, stdin: string): Pr
 }
 
 /** Runs `awhm hook <args>` (the arguments after `hook`), through the hook server when it can. */
-export const runHook = async (args: ReadonlyArray<string>): Promise<void> => {
+export const runHook = async (args: ReadonlyArray<string>, runHookInProcess: InProcessHook): Promise<void> => {
   const { args: parsed, problems } = parseHookArgv(args)
   if (parsed?.event === "session-end" && parsed.wait !== true && !process.env.AWHM_HOOK_ACTIVE) {
     for (const problem of problems) process.stderr.write(`awhm hook error: ${problem}\n`)
@@ -112,5 +120,5 @@ export const runHook = async (args: ReadonlyArray<string>): Promise<void> => {
   }
   debug("no hook server; running in this process")
   await runHookInProcess(args, stdin)
-  if (reply === "unavailable") startServer(dataDir)
+  if (reply === "unavailable") await startServer(dataDir)
 }

@@ -243,8 +243,11 @@ export const serveHooks = async (options: HookServerOptions): Promise<"stopped" 
           lastActivity = Date.now()
           socket.end(JSON.stringify(r))
         })
-      // The next hook waits for the index save this one left, which waits until the answer is read.
-      queue = answered.then(() => closedOrLater(socket)).then(() => recall.saveDeferred(serverWarn))
+      // The next hook waits for the listing and the index save this one left, which wait until the answer is read.
+      queue = answered
+        .then(() => closedOrLater(socket))
+        .then(() => recall.listDeferred())
+        .then(() => recall.saveDeferred(serverWarn))
     })
   })
   for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) process.once(signal, stop)
@@ -254,6 +257,7 @@ export const serveHooks = async (options: HookServerOptions): Promise<"stopped" 
     recall.warmUp(recallConfig(config, false))
   )
   queue = queue.then(() => Effect.runPromise(Effect.ignore(warmUp)))
+  // A listing the warm-up left waits for the first hook's answer.
 
   await done
   return "stopped"

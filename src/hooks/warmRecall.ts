@@ -56,8 +56,9 @@ export const makeWarmRecall = () => {
       const embedder = Context.get(context, Embedder)
       const file = graphFile(config)
       const state = new RetrieverState(embedder.enabled ? embedder.modelId : null, { k1: config.bm25K1, b: config.bm25B })
-      // Rewriting the saved index waits until the hook has its answer (saveDeferred).
+      // Rewriting the saved index and listing every log wait until the hook has its answer (listDeferred, saveDeferred).
       state.deferSaves = true
+      state.deferListing = true
       const opened: Warm = {
         key,
         fileId: file === null ? null : fileId(file),
@@ -103,5 +104,9 @@ export const makeWarmRecall = () => {
     warm?.state.saveDeferred(warn)
   }
 
-  return { services, warmUp, release, context, saveDeferred }
+  /** Lists every log when the last hook left that due (the server runs it once that hook's answer is out). */
+  const listDeferred = (): Promise<void> =>
+    warm === null ? Promise.resolve() : Effect.runPromise(Effect.catchAllCause(warm.state.listDeferred(), () => Effect.void))
+
+  return { services, warmUp, release, context, listDeferred, saveDeferred }
 }

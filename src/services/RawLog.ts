@@ -44,7 +44,15 @@ export interface RawLogShape {
    */
   readonly changesSince: (
     mark: string | null
-  ) => Effect.Effect<{ readonly mark: string; readonly sessions: ReadonlyArray<string> | null }, StorageError>
+  ) => Effect.Effect<
+    {
+      readonly mark: string
+      readonly sessions: ReadonlyArray<string> | null
+      /** With `sessions` null: the sessions it did record, when it also saw changes it cannot name (optional). */
+      readonly named?: ReadonlyArray<string>
+    },
+    StorageError
+  >
   /** Removes the entries with these indices (atomic rewrite); the others keep their indices. Returns how many went. */
   readonly removeEntries: (
     sessionId: string,

@@ -57,6 +57,11 @@ export const noteLogChange = (metaDir: string, sessionId: string): void => {
 export interface LogChanges {
   readonly mark: string
   readonly sessions: ReadonlyArray<string> | null
+  /**
+   * When `sessions` is null only because the logs folder changed (a log created, removed or renamed) while
+   * the journal ran on: the sessions it names, which a reader may take first and list the others later.
+   */
+  readonly named?: ReadonlyArray<string>
 }
 
 const folderStamp = (logsDir: string): string => {
@@ -85,7 +90,7 @@ export const logChangesSince = (metaDir: string, logsDir: string, mark: string |
     const id = head.toString("latin1", 1, newline)
     const [oldFolder, oldId, oldAt] = (mark ?? "").split("|")
     const from = Number(oldAt)
-    if (mark === null || oldFolder !== folder || oldId !== id || !(from >= newline + 1) || from > size) {
+    if (mark === null || oldId !== id || !(from >= newline + 1) || from > size) {
       return { mark: `${folder}|${id}|${size}`, sessions: null }
     }
     const tail = Buffer.alloc(size - from)
@@ -102,7 +107,8 @@ export const logChangesSince = (metaDir: string, logsDir: string, mark: string |
         return { mark: `${folder}|${id}|${from + end}`, sessions: null }
       }
     }
-    return { mark: `${folder}|${id}|${from + end}`, sessions: [...sessions] }
+    const next = `${folder}|${id}|${from + end}`
+    return oldFolder === folder ? { mark: next, sessions: [...sessions] } : { mark: next, sessions: null, named: [...sessions] }
   } catch {
     return { mark: `${folder}|none|0`, sessions: null }
   } finally {

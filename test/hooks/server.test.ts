@@ -235,21 +235,31 @@ describe("awhm hook serve", () => {
     })
   })
 
-  it("the hook client loads no Effect: the bin's static imports are plain Node", () => {
-    // What a prompt costs when the server answers is Node's start-up plus these files.
-    // The bins are minified: Effect shows as its global symbols ("effect/…"), which minifying keeps.
+  it("the hook client loads no Effect: the bin and the client file it requires are plain Node, with no static imports of chunks beyond esbuild's helpers", () => {
+    // What a prompt costs when the server answers is Node's start-up plus these two files.
+    // The bin is minified: Effect shows as its global symbols ("effect/…"), which minifying keeps.
     const effect = /node_modules\/effect\/|Symbol\.for\("effect\//
     expect(fs.readFileSync(path.join(path.dirname(BIN), "awhm-cli.cjs"), "utf8")).toMatch(effect)
-    const seen = new Set<string>()
+    // The bin and what it imports statically (`import(` is a lazy one, written with or without spaces):
+    // esbuild's few shared helpers at most, a couple of KB of plain Node.
+    const seen = new Map<string, string>()
     const visit = (file: string) => {
       if (seen.has(file)) return
-      seen.add(file)
       const text = fs.readFileSync(file, "utf8")
-      expect(text).not.toMatch(effect)
-      // Static imports only (`import(` is a lazy one), written with or without spaces.
+      seen.set(file, text)
       for (const m of text.matchAll(/(?:^|[;}\s])import(?:[^"'(;]*from)?\s*["'](\.[^"']+)["']/gm)) visit(path.resolve(path.dirname(file), m[1]!))
     }
     visit(BIN)
-    expect(seen.size).toBeGreaterThan(2)
+    for (const text of seen.values()) expect(text).not.toMatch(effect)
+    expect(seen.size).toBeLessThanOrEqual(2)
+    expect([...seen.values()].reduce((n, text) => n + text.length, 0)).toBeLessThan(4096)
+    expect(seen.get(BIN)).toContain('("./awhm-hook-client.cjs")')
+    const client = fs.readFileSync(path.join(path.dirname(BIN), "awhm-hook-client.cjs"), "utf8")
+    expect(client).toContain("askHookServer")
+    expect(client).not.toMatch(effect)
+    // Static requires: Node's own modules only (child_process and the in-process hook load when needed).
+    expect([...new Set([...client.matchAll(/^var \w+ = (?:__toESM\()?require\("([^"]+)"\)/gm)].map((m) => m[1]))].sort()).toEqual([
+      "node:crypto", "node:fs", "node:net", "node:os", "node:path"
+    ])
   })
 })

@@ -30,6 +30,7 @@ describe("the raw log's change journal", () => {
         yield* log.removeEntries("b", new Set([0]))
         const after = yield* log.changesSince(next.mark)
         expect(after.sessions).toBeNull()
+        expect(after.named).toEqual(["b"]) // what the journal did record, for a reader that lists the rest later
         expect((yield* log.changesSince(after.mark)).sessions).toEqual([])
         // The journal holds session ids only, never what was said.
         expect(fs.readFileSync(path.join(dir, "meta", "log-changes"), "utf8").split("\n").slice(1)).toEqual(['"a"', '"b"', '"a"', '"a"', '"b"', ""])
@@ -52,6 +53,7 @@ describe("the raw log's change journal", () => {
         fs.writeFileSync(path.join(dir, "logs", "c.jsonl"), "")
         const folder = yield* log.changesSince(mark)
         expect(folder.sessions).toBeNull()
+        expect(folder.named).toEqual([])
         expect((yield* log.changesSince(folder.mark)).sessions).toEqual([])
         // A journal replaced by another (removed and written again, or rotated): a new id.
         const journal = path.join(dir, "meta", "log-changes")
@@ -59,6 +61,7 @@ describe("the raw log's change journal", () => {
         yield* log.append({ sessionId: "a", role: "user", content: "two" })
         const replaced = yield* log.changesSince(folder.mark)
         expect(replaced.sessions).toBeNull()
+        expect(replaced.named).toBeUndefined() // a new journal names nothing a reader could rely on
         // A line still being written is read once it is whole.
         fs.appendFileSync(journal, '"a')
         const half = yield* log.changesSince(replaced.mark)

@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import { errorCode } from "../../domain/errors.js"
+import { type CorruptFile, errorCode, type StorageError } from "../../domain/errors.js"
 import type { MemoryNode, Strength } from "../../domain/Node.js"
 import { noteUnsaved } from "../../runtime/unsavedNotice.js"
 import type { RetrievalResult } from "../../domain/Result.js"
@@ -66,6 +66,14 @@ export class RetrieverState {
    */
   deferSaves = false
   private deferred: { readonly target: PersistTarget; readonly vectorsChanged: boolean } | null = null
+  /**
+   * A long-lived server sets this too: a listing of every session's log that falls due during a query (five
+   * minutes on, or the logs folder changed while the journal ran on) is left to listDeferred, which the
+   * server runs once its answer is out (5,000 logs at 100k: ~50 ms); the query reads the sessions the journal
+   * names, and the journal's mark stays where the listing will start from.
+   */
+  deferListing = false
+  private listing: Effect.Effect<void> | null = null
 
   constructor(
     _modelId: string | null,
@@ -92,6 +100,18 @@ export class RetrieverState {
   save(target: PersistTarget, vectorsChanged: boolean, warn: (line: string) => void): void {
     if (!this.deferSaves) return saveView(target, this.rawView, vectorsChanged, warn)
     this.deferred = { target, vectorsChanged: vectorsChanged || this.deferred?.vectorsChanged === true }
+  }
+
+  /** Leaves a due listing to listDeferred (the last query's replaces an earlier one's). */
+  leaveListing(listing: Effect.Effect<void>): void {
+    this.listing = listing
+  }
+
+  /** The listing a query left for later, if any (then a save it makes worth doing is left to saveDeferred). */
+  listDeferred(): Effect.Effect<void> {
+    const l = this.listing
+    this.listing = null
+    return l ?? Effect.void
   }
 
   /** The save a query left for later, if any (its deletion stamp still decides whether it may be written). */
@@ -160,7 +180,9 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
     // re-reads only the sessions it names; every session is listed again when the journal cannot say, and
     // at least every FULL_LISTING_MS (a log another program appended to in place is seen then). A full
     // listing that found the saved view current says so (noteListed); one that found more has it saved.
-    const syncRawLog = (persistTarget: PersistTarget | null) => Effect.gen(function* () {
+    // With state.deferListing (a server), a listing that falls due while the journal still names what changed
+    // is left until the answer is out (mayDefer false: this is that listing).
+    const syncRawLog = (persistTarget: PersistTarget | null, mayDefer: boolean): Effect.Effect<boolean, StorageError | CorruptFile> => Effect.gen(function* () {
       if (!state.persistLoaded && persistTarget !== null) {
         state.persistLoaded = true
         state.restored = loadPersisted(persistTarget, state.rawView)
@@ -170,10 +192,14 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
       const changes = yield* rawLog.changesSince(rawView.journal.mark)
       const now = Date.now()
       const sinceListed = now - rawView.journal.listedAt
-      const full = changes.sessions === null || !(sinceListed >= 0 && sinceListed <= FULL_LISTING_MS)
+      const due = changes.sessions === null || !(sinceListed >= 0 && sinceListed <= FULL_LISTING_MS)
+      const journalNames = changes.sessions ?? changes.named ?? null
+      const deferred = due && mayDefer && state.deferListing && journalNames !== null
+      const full = due && !deferred
+      if (deferred) state.leaveListing(listLater(persistTarget))
       const sessions = full
         ? yield* rawLog.sessions
-        : (yield* Effect.forEach(changes.sessions ?? [], rawLog.session)).filter((s) => s !== null)
+        : (yield* Effect.forEach(journalNames ?? [], rawLog.session)).filter((s) => s !== null)
       const count = full ? sessions.length : rawView.sessions.size + sessions.filter((s) => !rawView.sessions.has(s.sessionId)).length
       if (!rawLogActive(config.coldStartSessionCount, count)) {
         rawView.journal = { mark: null, listedAt: 0 } // not followed while off: list every session when it is on again
@@ -193,19 +219,28 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
         const changed = rawView.syncSession(s.sessionId, entries, { mtimeMs: s.mtimeMs, readAt })
         if (changed && changes.sessions !== null && !named.has(s.sessionId)) unnamed = true
       }
-      const gone = full ? [...rawView.sessions.keys()] : (changes.sessions ?? [])
+      const gone = full ? [...rawView.sessions.keys()] : (journalNames ?? [])
       for (const sid of gone) {
         if (present.has(sid) || !rawView.sessions.has(sid)) continue
         rawView.dropSession(sid)
         if (changes.sessions !== null && !named.has(sid)) unnamed = true
       }
-      rawView.journal = { mark: changes.mark, listedAt: full ? now : rawView.journal.listedAt }
+      // A deferred listing follows the journal from where this query started, as this query would have.
+      if (!deferred) rawView.journal = { mark: changes.mark, listedAt: full ? now : rawView.journal.listedAt }
       if (full && persistTarget !== null && state.restored) {
         if (unnamed) rawView.copyBehind = true
         else if (rawView.savedId !== null && !rawView.copyBehind) noteListed(persistTarget, rawView.savedId, now)
       }
       return true
     })
+
+    /** The listing a query left: every log, then the saved copy rewritten (deferred too) when that is worth it. */
+    const listLater = (persistTarget: PersistTarget | null): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        yield* syncRawLog(persistTarget, false)
+        const rawView = state.rawView
+        if (persistTarget !== null && (worthSaving(rawView.unsaved) || rawView.copyBehind)) state.save(persistTarget, false, warn)
+      }).pipe(Effect.catchAll(() => Effect.void)) // the next query finds it due again
 
     const embedRawLog = (persistTarget: PersistTarget | null) => Effect.gen(function* () {
       const rawView = state.rawView
@@ -262,7 +297,7 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
           embedThreshold: config.embedThreshold,
           neighborExpansion: config.neighborExpansion
         })
-        const rawOn = yield* syncRawLog(persistTarget)
+        const rawOn = yield* syncRawLog(persistTarget, true)
         let vectorsChanged = false
         if (semantic && rawOn) vectorsChanged = yield* embedRawLog(persistTarget)
         const sessionId = opts.sessionId ?? null
