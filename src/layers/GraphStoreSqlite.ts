@@ -585,12 +585,11 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         // bound is below the k-th best exact score: no document left can enter.
         const top: Array<{ readonly rid: number; readonly id: string; readonly score: number }> = []
         const count = matches.rids.length
-        let order = byBound(matches, Math.max(4 * q.k, 256))
+        const order = byBound(matches)
         for (let r = 0, batch = 128; r < count; batch = Math.min(2 * batch, 2048)) {
-          if (r >= order.length) order = byBound(matches, 4 * order.length)
           const kth = top.length >= q.k ? top[q.k - 1]!.score : -Infinity
           if (matches.bound[order[r]!]! < kth) break
-          const part = order.slice(r, r + batch)
+          const part = Array.from(order.subarray(r, r + batch))
           r += part.length
           const slotOf = new Map(part.map((d) => [matches.rids[d]!, d] as const))
           const rows = yield* sql.unsafe<{ rid: number; id: string; lex_len: number }>(

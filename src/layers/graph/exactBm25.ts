@@ -12,8 +12,9 @@ export interface Matches {
 }
 
 /**
- * Collects each term's postings (rowids, one entry per occurrence, ascending) into matching documents, with
- * each document's bound: the exact score with length 0 (a term's part only shrinks as the length grows).
+ * Collects each term's postings (rowids, one entry per occurrence, ascending) into matching documents in
+ * rowid order (a merge of the sorted lists), with each document's bound: the exact score with length 0 (a
+ * term's part only shrinks as the length grows).
  */
 export const collectMatches = (
   postings: ReadonlyArray<ArrayLike<number>>,
@@ -21,16 +22,27 @@ export const collectMatches = (
   k1: number,
   norm0: number
 ): Matches => {
-  const slot = new Map<number, number>()
-  for (const list of postings) for (let i = 0; i < list.length; i++) if (!slot.has(list[i]!)) slot.set(list[i]!, slot.size)
-  const n = slot.size
   const nt = postings.length
-  const rids = new Float64Array(n)
-  for (const [rid, s] of slot) rids[s] = rid
-  const tf = new Int32Array(n * nt)
-  postings.forEach((list, t) => {
-    for (let i = 0; i < list.length; i++) tf[slot.get(list[i]!)! * nt + t]!++
-  })
+  const at = new Array<number>(nt).fill(0)
+  let total = 0
+  for (const list of postings) total += list.length
+  const rids = new Float64Array(total)
+  const tf = new Int32Array(total * nt)
+  let n = 0
+  for (;;) {
+    let next = Infinity
+    for (let t = 0; t < nt; t++) if (at[t]! < postings[t]!.length && postings[t]![at[t]!]! < next) next = postings[t]![at[t]!]!
+    if (next === Infinity) break
+    rids[n] = next
+    for (let t = 0; t < nt; t++) {
+      const list = postings[t]!
+      let i = at[t]!
+      while (i < list.length && list[i] === next) i++
+      tf[n * nt + t] = i - at[t]!
+      at[t] = i
+    }
+    n++
+  }
   const bound = new Float64Array(n)
   for (let d = 0; d < n; d++) {
     let s = 0
@@ -40,39 +52,36 @@ export const collectMatches = (
     }
     bound[d] = s
   }
-  return { rids, tf, bound, terms: nt }
+  return { rids: rids.subarray(0, n), tf: tf.subarray(0, n * nt), bound, terms: nt }
 }
 
-/** Indices of the n highest bounds (ties: the lower rowid), best first. */
-export const byBound = (m: Matches, n: number): Array<number> => {
-  const { bound, rids } = m
-  const weaker = (i: number, j: number) => bound[i]! < bound[j]! || (bound[i] === bound[j] && rids[i]! > rids[j]!)
-  const heap: Array<number> = []
-  const count = rids.length
-  for (let d = 0; d < count && n > 0; d++) {
-    if (heap.length < n) {
-      heap.push(d)
-      for (let i = heap.length - 1; i > 0; ) {
-        const p = (i - 1) >> 1
-        if (!weaker(heap[i]!, heap[p]!)) break
-        ;[heap[i], heap[p]] = [heap[p]!, heap[i]!]
-        i = p
-      }
-    } else if (weaker(heap[0]!, d)) {
-      heap[0] = d
-      for (let i = 0; ; ) {
-        const l = 2 * i + 1
-        const r = l + 1
-        let m = i
-        if (l < heap.length && weaker(heap[l]!, heap[m]!)) m = l
-        if (r < heap.length && weaker(heap[r]!, heap[m]!)) m = r
-        if (m === i) break
-        ;[heap[i], heap[m]] = [heap[m]!, heap[i]!]
-        i = m
-      }
-    }
+/**
+ * Every matching document, highest bound first (ties: the lower rowid). A bound depends only on the
+ * document's term counts, so the documents fall into a few groups of equal bound: sorting the groups and
+ * placing the documents (already in rowid order) costs one pass.
+ */
+export const byBound = (m: Matches): Int32Array => {
+  const { bound } = m
+  const n = bound.length
+  const groupOf = new Map<number, number>()
+  const group = new Int32Array(n)
+  for (let d = 0; d < n; d++) {
+    let g = groupOf.get(bound[d]!)
+    if (g === undefined) groupOf.set(bound[d]!, (g = groupOf.size))
+    group[d] = g
   }
-  return heap.sort((a, b) => bound[b]! - bound[a]! || rids[a]! - rids[b]!)
+  // Each group's first place in the order, the groups by descending bound.
+  const start = new Int32Array(groupOf.size)
+  const size = new Int32Array(groupOf.size)
+  for (let d = 0; d < n; d++) size[group[d]!]!++
+  let place = 0
+  for (const [, g] of [...groupOf].sort((a, b) => b[0] - a[0])) {
+    start[g] = place
+    place += size[g]!
+  }
+  const order = new Int32Array(n)
+  for (let d = 0; d < n; d++) order[start[group[d]!]!++] = d
+  return order
 }
 
 /** The exact score of matching document d at length len (bm25Score's expression and order). */
