@@ -1,4 +1,5 @@
 import { Args, Command, Options } from "@effect/cli"
+import { positional } from "./argv.js"
 import { printable } from "../text/printable.js"
 import { Console, Effect } from "effect"
 import { storesLayer } from "../layers/Main.js"
@@ -25,7 +26,8 @@ export const deleteCommand = Command.make(
   { nodeId, keepSiblings, dataDir: dataDirOption, postgresUrl: postgresUrlOption, json: jsonOption },
   (args) =>
     withConfig(flagMap(args.dataDir, {}, args.postgresUrl), (config) =>
-      hardDelete(args.nodeId, args.keepSiblings ? { keepSiblings: true } : {}).pipe(
+      positional(args.nodeId).pipe(
+        Effect.flatMap((id) => hardDelete(id, args.keepSiblings ? { keepSiblings: true } : {})),
         Effect.tap(({ warnings }) => Effect.forEach(warnings, (w) => Console.error(`awhm: ${w}`), { discard: true })),
         Effect.flatMap(({ result }) => output(args.json, result, () => human(result))),
         Effect.provide(storesLayer(config))

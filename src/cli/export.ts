@@ -1,4 +1,5 @@
 import { Args, Command, Options } from "@effect/cli"
+import { positional } from "./argv.js"
 import { Effect } from "effect"
 import { InvalidInput } from "../domain/errors.js"
 import { storesLayer } from "../layers/Main.js"
@@ -17,6 +18,7 @@ export const exportCommand = Command.make("export", { format, dir, dataDir: data
       if (!(FORMATS as ReadonlyArray<string>).includes(args.format)) {
         return yield* new InvalidInput({ message: `unknown export format "${args.format}" (known: ${FORMATS.join(", ")})` })
       }
+      yield* positional(args.dir)
       const result = yield* exportLite(args.dir).pipe(Effect.provide(storesLayer(config)))
       yield* output(args.json, { dir: result.dir, format: args.format, files: result.files }, () => `exported to ${result.dir} (${args.format}): ${result.files.length} files`)
     })

@@ -1,4 +1,5 @@
 import { Command, ValidationError } from "@effect/cli"
+import { CliArgv } from "./argv.js"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { defaultTeardown } from "@effect/platform/Runtime"
@@ -59,6 +60,7 @@ export const main = (argv: ReadonlyArray<string>) =>
   withHeldStderr((held) =>
     Effect.promise(() => loadSubcommands(argv)).pipe(
       Effect.flatMap((subcommands) => makeCli(subcommands)(argv)),
+      Effect.provideService(CliArgv, argv),
       Effect.provide(NodeContext.layer),
       Effect.provide(stderrLogger("awhm")),
       Effect.exit,

@@ -1,4 +1,5 @@
 import { Args, Command, Options } from "@effect/cli"
+import { positional } from "./argv.js"
 import { Effect, Option } from "effect"
 import { retrievalLayer } from "../layers/Main.js"
 import { parseAsOf } from "../domain/input.js"
@@ -36,6 +37,7 @@ export const queryCommand = Command.make(
     withConfig(flagMap(args.dataDir, {}, args.postgresUrl), (config) =>
       Effect.gen(function* () {
         const moment = yield* parseAsOf(Option.getOrNull(args.asOf))
+        yield* positional(args.text)
         yield* validateQuery(args.text, config.maxMessageChars)
         const results = yield* retrieve(args.text, {
           ...(Option.isSome(args.k) ? { k: args.k.value } : {}),
