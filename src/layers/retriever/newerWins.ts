@@ -84,11 +84,16 @@ const sentenceCache = (): SentencesOf => {
 
 const mentionsOf = (s: AnalyzedSentence) => (s.mentions ??= attributeMentions(s.text))
 
+// Units recur ("MB", "commits"); a long-lived server meets new ones forever, so the cache starts over past a bound.
+const UNIT_CACHE_MAX = 10_000
 const unitCache = new Map<string, ReadonlyArray<string>>()
 /** A unit's index terms ("requests/minute": request, minut). */
 const unitWords = (unit: string): ReadonlyArray<string> => {
   let out = unitCache.get(unit)
-  if (out === undefined) unitCache.set(unit, (out = /[a-z]{2,}/i.test(unit) ? analyze(unit.replace(/\//g, " ")) : []))
+  if (out === undefined) {
+    if (unitCache.size >= UNIT_CACHE_MAX) unitCache.clear()
+    unitCache.set(unit, (out = /[a-z]{2,}/i.test(unit) ? analyze(unit.replace(/\//g, " ")) : []))
+  }
   return out
 }
 
