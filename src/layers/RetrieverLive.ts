@@ -4,7 +4,7 @@ import { Retriever } from "../services/Retriever.js"
 
 /** The retriever with explicit options (tests, benchmarks, embedding apps). */
 export const makeRetrieverLayer = (options: RetrieverOptions = {}) =>
-  Layer.effect(Retriever, Effect.map(makeRetriever(options), (shape) => Retriever.of(shape)))
+  Layer.scoped(Retriever, Effect.map(makeRetriever(options), (shape) => Retriever.of(shape)))
 
 /**
  * Retrieval over the session buffer, the graph and the raw log (REFERENCE-BEHAVIOUR 4.4 with "does better"

@@ -30,7 +30,24 @@ const startServer = async (dataDir: string, extraEnv: Record<string, string> = {
     const r = await client.callTool({ name, arguments: args })
     return { isError: r.isError === true, structured: r.structuredContent as Record<string, unknown> }
   }
-  return { client, call }
+  return { client, call, pid: transport.pid }
+}
+
+/** The data dir's files a process holds open: "(deleted)" when they were unlinked or replaced since. */
+const openFiles = (pid: number | null, dir: string): Array<string> => {
+  const fds = `/proc/${pid}/fd`
+  return fs
+    .readdirSync(fds)
+    .flatMap((fd) => {
+      try {
+        return [fs.readlinkSync(path.join(fds, fd))]
+      } catch {
+        return []
+      }
+    })
+    .filter((f) => f.startsWith(fs.realpathSync(dir)))
+    .map((f) => path.relative(fs.realpathSync(dir), f))
+    .sort()
 }
 
 const nodeIdsHolding = async (dataDir: string, text: string): Promise<Array<string>> => {
@@ -81,6 +98,37 @@ describe("a delete reaches a running MCP server", () => {
       }
     })
   }
+})
+
+describe("a delete reaches an idle MCP server", () => {
+  it("the saved index the server read from is given back within seconds, before any query: no deleted file stays open", async () => {
+    const { dir, cleanup } = makeTempDir("awhm-live-delete-")
+    try {
+      for (const text of [`I prefer the codename ${SECRET}`, "My favourite editor is Helix"]) {
+        expect((await runAwhm(["log", "--session", "s1", "--role", "user", text], { dataDir: dir })).code).toBe(0)
+      }
+      expect((await runAwhm(["consolidate"], { dataDir: dir })).code).toBe(0)
+      // A query saves the raw log's index (index/rawlog.bin); the server's first query reads it and keeps it open.
+      expect((await runAwhm(["query", "codename"], { dataDir: dir })).code).toBe(0)
+      const server = await startServer(dir)
+      try {
+        expect(JSON.stringify((await server.call("memory_query", { query: "codename", k: 5 })).structured)).toContain(SECRET)
+        expect(openFiles(server.pid, dir)).toContain("index/rawlog.bin")
+        const ids = await nodeIdsHolding(dir, SECRET)
+        expect((await runAwhm(["delete", ids[0]!], { dataDir: dir })).code).toBe(0)
+        expect(holding(dir, SECRET)).toEqual([])
+        // The delete replaced rawlog.bin; the copy the server had open held the text until it lets go.
+        const deadline = Date.now() + 10_000
+        while (openFiles(server.pid, dir).some((f) => f.endsWith(" (deleted)")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+        expect(openFiles(server.pid, dir).filter((f) => f.endsWith(" (deleted)"))).toEqual([])
+        expect(JSON.stringify((await server.call("memory_query", { query: "codename", k: 5 })).structured)).not.toContain(SECRET)
+      } finally {
+        await server.client.close()
+      }
+    } finally {
+      cleanup()
+    }
+  })
 })
 
 describe("a delete reaches a running library session", () => {

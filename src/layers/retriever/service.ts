@@ -23,6 +23,9 @@ import { loadPersisted, loadPersistedVectors, noteListed, savePersisted, worthSa
 // Embedding the raw log happens once per message; more than this at once is worth a line on stderr.
 const EMBED_NOTICE_AT = 500
 
+/** How often an idle process checks whether a delete happened (ms): one stat(). */
+const DELETION_CHECK_MS = 1000
+
 /** A warm process lists every session's log at least this often (ms), journal or not. */
 export const FULL_LISTING_MS = 5 * 60_000
 
@@ -265,7 +268,23 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
             returned.map(({ node, strength }) => ({ id: node.id, content: node.content, validTo: node.validTo, at: now, strength }))
           )
 
+    // An idle process lets go of what a delete made stale (the saved index file it read from, which the delete
+    // replaced, and the views built from it) within a second, not at its next query: a long-lived MCP server
+    // may go hours without one. Never during a query, which follows deletions itself.
+    let inFlight = 0
+    const idleCheck = setInterval(() => {
+      if (inFlight === 0 && state.deletionStamp !== null) state.followDeletions(deletionStamp(paths))
+    }, DELETION_CHECK_MS)
+    idleCheck.unref()
+    yield* Effect.addFinalizer(() => Effect.sync(() => clearInterval(idleCheck)))
+
     const retrieve = (query: string, opts: RetrieveOptions = {}) =>
+      Effect.suspend(() => {
+        inFlight++
+        return retrieveNow(query, opts).pipe(Effect.ensuring(Effect.sync(() => inFlight--)))
+      })
+
+    const retrieveNow = (query: string, opts: RetrieveOptions) =>
       Effect.gen(function* () {
         // Read before any store: an index write of this query is dropped if a delete begins or ends meanwhile.
         const stamp = deletionStamp(paths)
