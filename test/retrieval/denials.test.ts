@@ -13,15 +13,15 @@ const ref = (sessionId: string, messageIndex: number) => ({ sessionId, messageIn
 describe("what a denial denies", () => {
   const said = (content: string, at: string, messageIndex: number) => ({ content, at, said: true, sourceRefs: [ref("s1", messageIndex)] })
 
-  it("'never X or Y' denies X: a statement of X alone is its opposite", () => {
+  it("'never X or Y' denies X: a statement of X alone is its opposite, and a question whether it happened puts the two first", () => {
     const unrelated = said("The interview room is on the third floor.", FEB, 0)
     const denial = said("I'm worried that I've never attended the USCIS interview or submitted any insurance documents, how do I prepare?", MAR, 1)
     const affirm = said("After attending the USCIS interview on August 15, what comes next?", JAN, 2)
     const out = newerWins([unrelated, denial, affirm], "Have I attended the USCIS interview before?", false)
     expect(out.map((c) => [c.content, c.conflictsWith?.at ?? null])).toEqual([
-      [unrelated.content, null],
       [denial.content, JAN],
-      [affirm.content, MAR]
+      [affirm.content, MAR],
+      [unrelated.content, null]
     ])
   })
 

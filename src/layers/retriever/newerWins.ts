@@ -35,6 +35,10 @@ const ASKS_HISTORY =
 // A question whether something ever happened ("Have I ever rejected…?", "Did Ronald ever…?"): any time counts, no value is current.
 const EVER = /^\s*(?:have|has|had|did|do|does|was|were)\b[^?.!]*\bever\b/i
 
+// A question whether something happened ("Have I attended the interview before…?", "Did I…?"): a denial of it and what
+// affirms it are the answer.
+const WHETHER = /^\s*(?:have|has|had|did)\b/i
+
 // The value kinds a question asks for, when its wording says so.
 const EXPECTED: ReadonlyArray<readonly [RegExp, ReadonlySet<AttributeMention["kind"]>]> = [
   [/\bhow many\b/i, new Set(["count", "quantity", "score"])],
@@ -207,6 +211,10 @@ const denialAbout = (content: string, query: ReadonlySet<string>): { readonly de
   return best
 }
 
+/** A denial is what the query asks about when it shares at least two of its terms and this share of them. */
+const DENIAL_COVERAGE = 0.4
+const asksAbout = (shared: number, query: ReadonlySet<string>) => shared >= 2 && shared >= DENIAL_COVERAGE * query.size
+
 /**
  * How many of a denial's words the best sentence affirming it shares (0: no sentence affirms it). A sentence
  * affirms it when it says, without a negation, most of one thing it denies.
@@ -234,16 +242,27 @@ const coverageOf = (sentences: ReadonlyArray<AnalyzedSentence>, query: ReadonlyS
 
 const refOf = (x: Said) => ({ sourceRefs: x.sourceRefs, ...(x.nodeId !== undefined ? { nodeId: x.nodeId } : {}) })
 
+/** Deniers among this many best candidates may have their opposite looked up (DenialLookup). */
+export const DENIAL_LOOKUP_TOP = 10
+
+/**
+ * Finds what the user said that may affirm a denial no candidate affirms: at most a few of their own lines, best
+ * match first, none of them a candidate (the raw log's lexical index, searched for `denied`; engine.ts).
+ */
+export type DenialLookup<A> = (denier: A, denied: string) => ReadonlyArray<A>
+
 /**
  * Applies newer-wins to one query's candidates (best first): the statements of the value the query asks
  * about move newest first into the places they held (in time order with `includeHistory`), the older
- * ones marked; a denial and a statement affirming it are put next to each other and flagged. Returns
+ * ones marked; a denial and a statement affirming it are put next to each other and flagged. When a denial
+ * among the best candidates has no opposite among them, `lookup` (once per query) may find it. Returns
  * the candidates in their new order, each with its marks.
  */
 export const newerWins = <A extends Said>(
   candidates: ReadonlyArray<A>,
   query: string,
-  includeHistory: boolean
+  includeHistory: boolean,
+  lookup?: DenialLookup<A>
 ): Array<A & Marks> => {
   const items: Array<A & Marks> = candidates.map((c) => ({ ...c }))
   const out = [...items]
@@ -253,6 +272,9 @@ export const newerWins = <A extends Said>(
 
   // 1. Contradictions: a denial the query is about, and a candidate affirming it, come back together.
   const paired = new Set<A & Marks>()
+  let lookedUp = false
+  // The pair whose denial the query asks about most (a question whether it happened moves it first).
+  let answer: { readonly pair: readonly [A & Marks, A & Marks]; readonly shared: number } | null = null
   for (let i = 0; i < Math.min(out.length, NEWER_WINS_POOL); i++) {
     const denier = out[i]!
     if (denier.said !== true || paired.has(denier)) continue
@@ -268,15 +290,34 @@ export const newerWins = <A extends Said>(
       const shared = affirms(sentencesOf(x.content), denial)
       if (shared > most) [j, most] = [at, shared]
     }
+    if (j < 0 && lookup !== undefined && !lookedUp && i < DENIAL_LOOKUP_TOP && asksAbout(about.shared, terms)) {
+      // Only one side is among the candidates: what the user said elsewhere may be the other, right beside it.
+      lookedUp = true
+      let found: A & Marks | undefined
+      for (const x of lookup(denier, denial.text)) {
+        if (x.said !== true) continue
+        const shared = affirms(sentencesOf(x.content), denial)
+        if (shared > most) [found, most] = [{ ...x }, shared]
+      }
+      if (found !== undefined) {
+        out.splice(i + 1, 0, found)
+        j = i + 1
+      }
+    }
     if (j < 0) continue
     const other = out[j]!
     paired.add(denier).add(other)
+    if (asksAbout(about.shared, terms) && about.shared > (answer?.shared ?? 0)) answer = { pair: i < j ? [denier, other] : [other, denier], shared: about.shared }
     Object.assign(denier, { conflictsWith: { at: other.at ?? null, ...refOf(other) } })
     Object.assign(other, { conflictsWith: { at: denier.at ?? null, ...refOf(denier) } })
     // The lower-ranked one moves up next to the other.
     const [hi, lo] = i < j ? [i, j] : [j, i]
     const moved = out.splice(lo, 1)[0]!
     out.splice(hi + 1, 0, moved)
+  }
+  if (answer !== null && (WHETHER.test(query) || EVER.test(query))) {
+    for (const x of answer.pair) out.splice(out.indexOf(x), 1)
+    out.unshift(...answer.pair)
   }
   const n = Math.min(out.length, NEWER_WINS_POOL)
   // 2. Updates: the best-ranked user statement of a value the query names sets the slot. A question whether
