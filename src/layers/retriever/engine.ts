@@ -13,7 +13,7 @@ import type { LexicalHit, Ranking } from "../../search/LexicalIndex.js"
 import type { VectorHit } from "../../search/VectorIndex.js"
 import { words } from "../../text/tokenize.js"
 import { validAt } from "../../domain/time.js"
-import { NEWER_WINS_POOL, newerWins } from "./newerWins.js"
+import { type DenialLookup, NEWER_WINS_POOL, newerWins } from "./newerWins.js"
 
 /** How raw-log lines are scored (defaults below; overridable for measurements). */
 export interface RawTuning {
@@ -112,6 +112,8 @@ export interface RankSources {
 /** One query's work that a second ranking pass over the same views need not redo. */
 export class RankMemo {
   raw: { readonly view: RawLogView; readonly ranking: Ranking } | null = null
+  /** The raw-log ranking of what a denial denies (denialLookup). */
+  denied: { readonly view: RawLogView; readonly text: string; readonly ranking: Ranking } | null = null
 }
 
 export interface RankOutcome {
@@ -177,7 +179,8 @@ export const rankQuery = (req: RankRequest, settings: RankSettings, sources: Ran
   items.push(...graph.ranked, ...raw)
   // Newer wins among the best candidates, then the cut: a newer statement ranked below k can take the place of an older one.
   const merged = mergeRanked(items, Math.max(req.k, NEWER_WINS_POOL))
-  const results = (settings.newerWins === false ? merged : newerWins(merged, req.query, req.includeHistory)).slice(0, req.k).map(toResult)
+  const lookup = sources.raw === null || rawSearch === null ? undefined : denialLookup(req, sources.raw, rawSearch, merged, sources.memo ?? new RankMemo())
+  const results = (settings.newerWins === false ? merged : newerWins(merged, req.query, req.includeHistory, lookup)).slice(0, req.k).map(toResult)
   const returnedNodes: Array<{ node: MemoryNode; strength: Strength }> = []
   for (const r of results) {
     const hit = r.nodeId === undefined ? undefined : graph.nodes.get(r.nodeId)
@@ -361,6 +364,48 @@ const rawLexical = (
   // Scored once per query: a second pass only refuses more lines.
   if (memo.raw === null || memo.raw.view !== raw) memo.raw = { view: raw, ranking: raw.lexical.ranking(req.query) }
   return { hits: memo.raw.ranking.take(pool(req.k), accept), accept }
+}
+
+/** User lines a denial lookup returns at most, of at most this many best matches looked at. */
+const DENIAL_LOOKUP_LINES = 5
+const DENIAL_LOOKUP_EXAMINED = 50
+
+/**
+ * The user's own lines that best match what a denial denies (the raw log's lexical index, one search), none
+ * of them a candidate already: admitted as the query's own raw-log hits are (time, scope, exclusions, history).
+ * A line found comes back beside the denial, at its score.
+ */
+const denialLookup = (
+  req: RankRequest,
+  raw: RawLogView,
+  search: LexicalSearch,
+  candidates: ReadonlyArray<Ranked>,
+  memo: RankMemo
+): DenialLookup<Ranked> => (denier, denied) => {
+  const taken = new Set<string>()
+  // An entity node names a thing and holds a reference to every mention of it: those lines are not candidates.
+  for (const c of candidates) if (c.entity !== true) for (const r of c.sourceRefs) taken.add(refKey(r.sessionId, r.messageIndex))
+  if (memo.denied === null || memo.denied.view !== raw || memo.denied.text !== denied) {
+    memo.denied = { view: raw, text: denied, ranking: raw.lexical.ranking(denied) }
+  }
+  let examined = 0
+  const hits = memo.denied.ranking.take(
+    DENIAL_LOOKUP_LINES,
+    (key) => examined++ < DENIAL_LOOKUP_EXAMINED && !taken.has(key) && raw.docs.get(key)?.role === "user" && search.accept(key)
+  )
+  return hits.map((h): Ranked => {
+    const doc = raw.docs.get(h.key)!
+    return {
+      content: doc.content,
+      source: "raw_log",
+      score: denier.score,
+      sourceRefs: [{ sessionId: doc.sessionId, messageIndex: doc.index }],
+      at: doc.timestamp,
+      said: true,
+      // Not a match of the query's: no feature of its own.
+      ...(req.trace ? { trace: { semanticSim: 0, lexicalScore: 0, strength: 0, confidence: 0, statusBonus: 1, association: 0 } } : {})
+    }
+  })
 }
 
 const rankRawLog = (

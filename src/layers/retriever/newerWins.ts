@@ -35,6 +35,10 @@ const ASKS_HISTORY =
 // A question whether something ever happened ("Have I ever rejected…?", "Did Ronald ever…?"): any time counts, no value is current.
 const EVER = /^\s*(?:have|has|had|did|do|does|was|were)\b[^?.!]*\bever\b/i
 
+// A question whether something happened ("Have I attended the interview before…?", "Did I…?"): a denial of it and what
+// affirms it are the answer.
+const WHETHER = /^\s*(?:have|has|had|did)\b/i
+
 // The value kinds a question asks for, when its wording says so.
 const EXPECTED: ReadonlyArray<readonly [RegExp, ReadonlySet<AttributeMention["kind"]>]> = [
   [/\bhow many\b/i, new Set(["count", "quantity", "score"])],
@@ -159,29 +163,68 @@ const sameValueAs = (s: Stated, anchor: Stated, query: ReadonlySet<string>): boo
   s.coverage >= COVERAGE_RATIO * anchor.coverage &&
   s.words.every((w) => query.has(w) || anchor.words.includes(w))
 
-// What is denied ends with its clause ("I have never upgraded any furniture in my living room, which seems weird").
-const NEVER = /\b(?:i|we)(?:'ve|\s+have|\s+had)?\s+never\s+([^.;:!?,\n]+)|\b(?:i|we)\s+(?:have|had)n['’]t\s+ever\s+([^.;:!?,\n]+)/gi
+// What is denied ends with its clause ("I have never upgraded any furniture in my living room, which seems weird"),
+// or where another clause begins ("…these problems before and I need help").
+const NEVER =
+  /\b(?:i|we|he|she|they)(?:['’](?:ve|s)|\s+have|\s+has|\s+had)?(?:\s+(?:also|actually|really|just))?\s+never\s+([^.;:!?,\n]+)|\b(?:i|we|he|she|they)\s+(?:have|has|had)n['’]t\s+ever\s+([^.;:!?,\n]+)/gi
+const CLAUSE_END = /\b(?:and|but|so|because|since|which|while|though|although|yet|when|if|until|unless|considering|given)\b/i
+// "Never X or Y" denies X and denies Y: either said elsewhere is the opposite ("…the USCIS interview or submitted any forms").
+const ALTERNATIVES = /\b(?:or|nor)\b/i
+// Words that only stress the denial ("never actually completed").
+const EMPHASIS = /\b(?:actually|really|even|ever|truly|once|personally)\b/gi
 const NEGATED = /\b(?:never|not|no|n['’]t)\b/i
+// A hedge is not a denial of what the sentence states ("I attended the workshop, but I'm not sure what I need").
+const HEDGE = /\b(?:not\s+(?:quite\s+|really\s+|entirely\s+)?(?:sure|certain|clear)|(?:do|did)(?:n['’]t|\s+not)\s+(?:really\s+)?(?:know|understand)|no\s+idea)\b/gi
 /** Share of a denial's words another sentence must share to say the opposite. */
 const CONFLICT_SHARE = 0.6
 
-/** The denials ("I've never written integration tests") of a text: their index terms. */
-const denialsOf = (content: string): Array<ReadonlyArray<string>> => {
-  const out: Array<ReadonlyArray<string>> = []
+/** One thing a user said they never did. */
+interface Denial {
+  /** What is denied, without the negation ("synchronized my server time with any NTP service"). */
+  readonly text: string
+  /** Its index terms. */
+  readonly words: ReadonlyArray<string>
+  /** The things it denies, each at least two index terms ("never X or Y": X and Y). */
+  readonly parts: ReadonlyArray<ReadonlyArray<string>>
+}
+
+/** The denials ("I've never written integration tests") of a text. */
+const denialsOf = (content: string): Array<Denial> => {
+  const out: Array<Denial> = []
   for (const m of content.matchAll(NEVER)) {
-    const words = [...new Set(analyze((m[1] ?? m[2] ?? "").split(/\s+/).slice(0, 10).join(" ")))]
-    if (words.length >= 2) out.push(words)
+    const clause = (m[1] ?? m[2] ?? "").split(CLAUSE_END)[0]!.replace(EMPHASIS, " ").split(/\s+/).filter((w) => w !== "").slice(0, 10).join(" ")
+    const words = [...new Set(analyze(clause))]
+    if (words.length < 2) continue
+    const parts = clause.split(ALTERNATIVES).map((p) => [...new Set(analyze(p))]).filter((p) => p.length >= 2)
+    out.push({ text: clause, words, parts: parts.length > 0 ? parts : [words] })
   }
   return out
 }
 
-/** How many of a denial's words the best sentence affirming it shares (0: no sentence affirms it). */
-const affirms = (sentences: ReadonlyArray<AnalyzedSentence>, denial: ReadonlyArray<string>): number => {
+/** The denial most about the query (sharing most of its terms; at least one) and how many it shares, or undefined. */
+const denialAbout = (content: string, query: ReadonlySet<string>): { readonly denial: Denial; readonly shared: number } | undefined => {
+  let best: { denial: Denial; shared: number } | undefined
+  for (const denial of denialsOf(content)) {
+    const shared = denial.words.filter((w) => query.has(w)).length
+    if (shared > (best?.shared ?? 0)) best = { denial, shared }
+  }
+  return best
+}
+
+/** A denial is what the query asks about when it shares at least two of its terms and this share of them. */
+const DENIAL_COVERAGE = 0.4
+const asksAbout = (shared: number, query: ReadonlySet<string>) => shared >= 2 && shared >= DENIAL_COVERAGE * query.size
+
+/**
+ * How many of a denial's words the best sentence affirming it shares (0: no sentence affirms it). A sentence
+ * affirms it when it says, without a negation, most of one thing it denies.
+ */
+const affirms = (sentences: ReadonlyArray<AnalyzedSentence>, denial: Denial): number => {
   let best = 0
   for (const s of sentences) {
-    if (NEGATED.test(s.text)) continue
-    const shared = denial.filter((w) => s.terms.has(w)).length
-    if (shared >= Math.max(2, Math.ceil(CONFLICT_SHARE * denial.length))) best = Math.max(best, shared)
+    if (NEGATED.test(s.text.replace(HEDGE, " "))) continue
+    if (!denial.parts.some((p) => p.filter((w) => s.terms.has(w)).length >= Math.max(2, Math.ceil(CONFLICT_SHARE * p.length)))) continue
+    best = Math.max(best, denial.words.filter((w) => s.terms.has(w)).length)
   }
   return best
 }
@@ -199,31 +242,45 @@ const coverageOf = (sentences: ReadonlyArray<AnalyzedSentence>, query: ReadonlyS
 
 const refOf = (x: Said) => ({ sourceRefs: x.sourceRefs, ...(x.nodeId !== undefined ? { nodeId: x.nodeId } : {}) })
 
+/** Deniers among this many best candidates may have their opposite looked up (DenialLookup). */
+export const DENIAL_LOOKUP_TOP = 10
+
+/**
+ * Finds what the user said that may affirm a denial no candidate affirms: at most a few of their own lines, best
+ * match first, none of them a candidate (the raw log's lexical index, searched for `denied`; engine.ts).
+ */
+export type DenialLookup<A> = (denier: A, denied: string) => ReadonlyArray<A>
+
 /**
  * Applies newer-wins to one query's candidates (best first): the statements of the value the query asks
  * about move newest first into the places they held (in time order with `includeHistory`), the older
- * ones marked; a denial and a statement affirming it are put next to each other and flagged. Returns
+ * ones marked; a denial and a statement affirming it are put next to each other and flagged. When a denial
+ * among the best candidates has no opposite among them, `lookup` (once per query) may find it. Returns
  * the candidates in their new order, each with its marks.
  */
 export const newerWins = <A extends Said>(
   candidates: ReadonlyArray<A>,
   query: string,
-  includeHistory: boolean
+  includeHistory: boolean,
+  lookup?: DenialLookup<A>
 ): Array<A & Marks> => {
   const items: Array<A & Marks> = candidates.map((c) => ({ ...c }))
   const out = [...items]
-  const n = Math.min(out.length, NEWER_WINS_POOL)
   const terms = new Set(analyze(query))
-  if (n < 2 || terms.size === 0) return out
+  if (out.length < 2 || terms.size === 0) return out
   const sentencesOf = sentenceCache()
 
   // 1. Contradictions: a denial the query is about, and a candidate affirming it, come back together.
   const paired = new Set<A & Marks>()
+  let lookedUp = false
+  // The pair whose denial the query asks about most (a question whether it happened moves it first).
+  let answer: { readonly pair: readonly [A & Marks, A & Marks]; readonly shared: number } | null = null
   for (let i = 0; i < Math.min(out.length, NEWER_WINS_POOL); i++) {
     const denier = out[i]!
     if (denier.said !== true || paired.has(denier)) continue
-    const denial = denialsOf(denier.content).find((d) => d.some((w) => terms.has(w)))
-    if (denial === undefined) continue
+    const about = denialAbout(denier.content, terms)
+    if (about === undefined) continue
+    const denial = about.denial
     // The candidate affirming most of what is denied; of equals, the best-ranked.
     let j = -1
     let most = 0
@@ -233,9 +290,24 @@ export const newerWins = <A extends Said>(
       const shared = affirms(sentencesOf(x.content), denial)
       if (shared > most) [j, most] = [at, shared]
     }
+    if (j < 0 && lookup !== undefined && !lookedUp && i < DENIAL_LOOKUP_TOP && asksAbout(about.shared, terms)) {
+      // Only one side is among the candidates: what the user said elsewhere may be the other, right beside it.
+      lookedUp = true
+      let found: A & Marks | undefined
+      for (const x of lookup(denier, denial.text)) {
+        if (x.said !== true) continue
+        const shared = affirms(sentencesOf(x.content), denial)
+        if (shared > most) [found, most] = [{ ...x }, shared]
+      }
+      if (found !== undefined) {
+        out.splice(i + 1, 0, found)
+        j = i + 1
+      }
+    }
     if (j < 0) continue
     const other = out[j]!
     paired.add(denier).add(other)
+    if (asksAbout(about.shared, terms) && about.shared > (answer?.shared ?? 0)) answer = { pair: i < j ? [denier, other] : [other, denier], shared: about.shared }
     Object.assign(denier, { conflictsWith: { at: other.at ?? null, ...refOf(other) } })
     Object.assign(other, { conflictsWith: { at: denier.at ?? null, ...refOf(denier) } })
     // The lower-ranked one moves up next to the other.
@@ -243,6 +315,11 @@ export const newerWins = <A extends Said>(
     const moved = out.splice(lo, 1)[0]!
     out.splice(hi + 1, 0, moved)
   }
+  if (answer !== null && (WHETHER.test(query) || EVER.test(query))) {
+    for (const x of answer.pair) out.splice(out.indexOf(x), 1)
+    out.unshift(...answer.pair)
+  }
+  const n = Math.min(out.length, NEWER_WINS_POOL)
   // 2. Updates: the best-ranked user statement of a value the query names sets the slot. A question whether
   // something ever happened asks for no value: the amounts beside it are of many things (proposals of $5,000 and $6,000).
   if (EVER.test(query)) return out

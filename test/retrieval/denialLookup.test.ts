@@ -1,0 +1,128 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { memoryLine } from "../../src/hooks/context.js"
+import { newerWins } from "../../src/layers/retriever/newerWins.js"
+import { Retriever } from "../../src/services/Retriever.js"
+import { logAll, world } from "./support.js"
+
+// Often only one side of a contradiction is among a query's candidates: the denial matches the question, what the
+// user said to the contrary uses other words. One bounded lookup of the raw log brings it beside the denial.
+
+const retrieve = (query: string) => Effect.flatMap(Retriever, (r) => r.retrieve(query, { lexicalOnly: true }))
+
+const JAN = "2026-01-05T09:00:00.000Z"
+const FEB = "2026-02-01T09:00:00.000Z"
+const MAR = "2026-03-20T09:00:00.000Z"
+
+const ref = (sessionId: string, messageIndex: number) => ({ sessionId, messageIndex })
+const marked = (results: ReadonlyArray<Parameters<typeof memoryLine>[0]>) =>
+  results.map((r) => [r.source, r.content, r.conflictsWith?.at ?? null])
+
+const DENIAL = "I've never synchronized the clock on my server with an NTP pool."
+// Shares no word with the question: never a candidate of its own.
+const AFFIRM = "My server now pulls its time from the NTP pool at pool.ntp.org."
+
+describe("a denial among the candidates pulls in what affirms it from the raw log", () => {
+  it.effect("the affirming line comes right beside the denial, both flagged with the other", () =>
+    Effect.gen(function* () {
+      yield* logAll("s0", [
+        ["user", AFFIRM, JAN],
+        ["user", "The weekly backup finished without errors.", JAN]
+      ])
+      yield* logAll("s1", [
+        ["user", "My laptop clock is two minutes fast.", MAR],
+        ["user", DENIAL, MAR]
+      ])
+      const results = yield* retrieve("Have I ever synchronized the clock?")
+      expect(marked(results)).toEqual([
+        ["raw_log", DENIAL, JAN],
+        ["raw_log", AFFIRM, MAR],
+        ["raw_log", "My laptop clock is two minutes fast.", null]
+      ])
+      expect(results[0]!.conflictsWith).toEqual({ at: JAN, sourceRefs: [ref("s0", 0)] })
+      expect(results[1]!.conflictsWith).toEqual({ at: MAR, sourceRefs: [ref("s1", 1)] })
+      // It comes back on the denial's account, at its score.
+      expect(results[1]!.score).toBe(results[0]!.score)
+      expect(memoryLine(results[1]!)).toBe(`${AFFIRM} (conflicts with what was said on 2026-03-20)`)
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("a line sharing one word with the denial does not affirm it: nothing is pulled in, nothing flagged", () =>
+    Effect.gen(function* () {
+      yield* logAll("s0", [["user", "The NTP acronym came up in my networking class.", JAN]])
+      yield* logAll("s1", [
+        ["user", "My laptop clock is two minutes fast.", MAR],
+        ["user", DENIAL, MAR]
+      ])
+      const results = yield* retrieve("Have I ever synchronized the clock?")
+      expect(marked(results)).toEqual([
+        ["raw_log", DENIAL, null],
+        ["raw_log", "My laptop clock is two minutes fast.", null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("an assistant line saying the opposite is not the user's word: not pulled in", () =>
+    Effect.gen(function* () {
+      yield* logAll("s0", [["assistant", AFFIRM, JAN]])
+      yield* logAll("s1", [["user", DENIAL, MAR]])
+      const results = yield* retrieve("Have I ever synchronized the clock?")
+      expect(marked(results)).toEqual([["raw_log", DENIAL, null]])
+    }).pipe(Effect.provide(world()))
+  )
+})
+
+describe("the lookup runs only for a denial without an opposite among the candidates", () => {
+  const said = (content: string, at: string, messageIndex: number) => ({ content, at, said: true, sourceRefs: [ref("s1", messageIndex)] })
+  const counting = (found: ReadonlyArray<ReturnType<typeof said>>) => {
+    const calls: Array<string> = []
+    return { calls, lookup: (_denier: ReturnType<typeof said>, denied: string) => (calls.push(denied), found) }
+  }
+
+  it("no denial among the candidates: no lookup, the candidates come back as they were, unmarked", () => {
+    const a = said("My server syncs its clock every hour.", JAN, 0)
+    const b = said("The clock drifted by two seconds.", FEB, 1)
+    const { calls, lookup } = counting([said(AFFIRM, JAN, 2)])
+    const out = newerWins([a, b], "Have I ever synchronized the clock?", false, lookup)
+    expect(calls).toEqual([])
+    expect(out).toEqual([a, b])
+  })
+
+  it("the opposite is already a candidate: no lookup, the two are paired", () => {
+    const denial = said(DENIAL, MAR, 0)
+    const other = said("The clock drifted by two seconds.", FEB, 1)
+    const affirm = said("I synchronized the clock on my server with the NTP pool last week.", JAN, 2)
+    const { calls, lookup } = counting([])
+    const out = newerWins([denial, other, affirm], "Have I ever synchronized the clock?", false, lookup)
+    expect(calls).toEqual([])
+    expect(out.map((c) => [c.content, c.conflictsWith?.at ?? null])).toEqual([
+      [DENIAL, JAN],
+      [affirm.content, MAR],
+      [other.content, null]
+    ])
+  })
+
+  it("what is looked up is the denied clause without the negation; of the lines found, the one affirming most comes beside the denial", () => {
+    const denial = said(DENIAL, MAR, 0)
+    const other = said("The clock drifted by two seconds.", FEB, 1)
+    const weak = said("An NTP pool was mentioned in the docs.", JAN, 5)
+    const strong = said(AFFIRM, JAN, 6)
+    const { calls, lookup } = counting([weak, strong])
+    const out = newerWins([denial, other], "Have I ever synchronized the clock?", false, lookup)
+    expect(calls).toEqual(["synchronized the clock on my server with an NTP pool"])
+    expect(out.map((c) => [c.content, c.conflictsWith?.at ?? null])).toEqual([
+      [DENIAL, JAN],
+      [AFFIRM, MAR],
+      [other.content, null]
+    ])
+  })
+
+  it("a denial the question is not about (one shared word) asks for no lookup", () => {
+    const denial = said("I've never written integration tests for my server.", MAR, 0)
+    const other = said("The clock drifted by two seconds on the server.", FEB, 1)
+    const { calls, lookup } = counting([said("I wrote integration tests for the socket events.", JAN, 2)])
+    const out = newerWins([other, denial], "How far did the server clock drift?", false, lookup)
+    expect(calls).toEqual([])
+    expect(out.map((c) => c.conflictsWith)).toEqual([undefined, undefined])
+  })
+})
