@@ -393,20 +393,21 @@ const denialLookup = (
     DENIAL_LOOKUP_LINES,
     (key) => examined++ < DENIAL_LOOKUP_EXAMINED && !taken.has(key) && raw.docs.get(key)?.role === "user" && search.accept(key)
   )
-  return hits.map((h): Ranked => {
-    const doc = raw.docs.get(h.key)!
-    return {
-      content: doc.content,
-      source: "raw_log",
-      score: denier.score,
-      sourceRefs: [{ sessionId: doc.sessionId, messageIndex: doc.index }],
-      at: doc.timestamp,
-      said: true,
-      // Not a match of the query's: no feature of its own.
-      ...(req.trace ? { trace: { semanticSim: 0, lexicalScore: 0, strength: 0, confidence: 0, statusBonus: 1, association: 0 } } : {})
-    }
-  })
+  // Not a match of the query's: no feature of its own.
+  const trace: Trace | undefined = req.trace ? { semanticSim: 0, lexicalScore: 0, strength: 0, confidence: 0, statusBonus: 1, association: 0 } : undefined
+  return hits.map((h) => rawCandidate(raw.docs.get(h.key)!, denier.score, trace))
 }
+
+/** A raw-log line as a candidate: the user's own lines are what was said. */
+const rawCandidate = (doc: RawDoc, score: number, trace: Trace | undefined): Ranked => ({
+  content: doc.content,
+  source: "raw_log",
+  score,
+  sourceRefs: [{ sessionId: doc.sessionId, messageIndex: doc.index }],
+  at: doc.timestamp,
+  said: doc.role === "user",
+  ...(trace !== undefined ? { trace } : {})
+})
 
 const rankRawLog = (
   req: RankRequest,
@@ -503,13 +504,5 @@ const rankRawLog = (
     trace: { semanticSim: s.sim, lexicalScore: s.lex, strength: 0, confidence: 0, statusBonus: 1, association: context } satisfies Trace
   }))
   ranked.sort((a, b) => b.score - a.score || (a.doc.key < b.doc.key ? -1 : 1))
-  return ranked.slice(0, n).map(({ doc, score, trace }) => ({
-    content: doc.content,
-    source: "raw_log" as const,
-    score,
-    sourceRefs: [{ sessionId: doc.sessionId, messageIndex: doc.index }],
-    at: doc.timestamp,
-    said: doc.role === "user",
-    ...(req.trace ? { trace } : {})
-  }))
+  return ranked.slice(0, n).map(({ doc, score, trace }) => rawCandidate(doc, score, req.trace ? trace : undefined))
 }

@@ -35,9 +35,9 @@ const ASKS_HISTORY =
 // A question whether something ever happened ("Have I ever rejected…?", "Did Ronald ever…?"): any time counts, no value is current.
 const EVER = /^\s*(?:have|has|had|did|do|does|was|were)\b[^?.!]*\bever\b/i
 
-// A question whether something happened ("Have I attended the interview before…?", "Did I…?"): a denial of it and what
-// affirms it are the answer.
-const WHETHER = /^\s*(?:have|has|had|did)\b/i
+// A question whether something happened ("Have I attended the interview before…?", "Did I…?", "Was it ever…?"): a
+// denial of it and what affirms it are the answer.
+const WHETHER = new RegExp(`^\\s*(?:have|has|had|did)\\b|${EVER.source}`, "i")
 
 // The value kinds a question asks for, when its wording says so.
 const EXPECTED: ReadonlyArray<readonly [RegExp, ReadonlySet<AttributeMention["kind"]>]> = [
@@ -290,7 +290,8 @@ export const newerWins = <A extends Said>(
       const shared = affirms(sentencesOf(x.content), denial)
       if (shared > most) [j, most] = [at, shared]
     }
-    if (j < 0 && lookup !== undefined && !lookedUp && i < DENIAL_LOOKUP_TOP && asksAbout(about.shared, terms)) {
+    const asked = asksAbout(about.shared, terms)
+    if (j < 0 && lookup !== undefined && !lookedUp && i < DENIAL_LOOKUP_TOP && asked) {
       // Only one side is among the candidates: what the user said elsewhere may be the other, right beside it.
       lookedUp = true
       let found: A & Marks | undefined
@@ -307,7 +308,7 @@ export const newerWins = <A extends Said>(
     if (j < 0) continue
     const other = out[j]!
     paired.add(denier).add(other)
-    if (asksAbout(about.shared, terms) && about.shared > (answer?.shared ?? 0)) answer = { pair: i < j ? [denier, other] : [other, denier], shared: about.shared }
+    if (asked && about.shared > (answer?.shared ?? 0)) answer = { pair: i < j ? [denier, other] : [other, denier], shared: about.shared }
     Object.assign(denier, { conflictsWith: { at: other.at ?? null, ...refOf(other) } })
     Object.assign(other, { conflictsWith: { at: denier.at ?? null, ...refOf(denier) } })
     // The lower-ranked one moves up next to the other.
@@ -315,7 +316,7 @@ export const newerWins = <A extends Said>(
     const moved = out.splice(lo, 1)[0]!
     out.splice(hi + 1, 0, moved)
   }
-  if (answer !== null && (WHETHER.test(query) || EVER.test(query))) {
+  if (answer !== null && WHETHER.test(query)) {
     for (const x of answer.pair) out.splice(out.indexOf(x), 1)
     out.unshift(...answer.pair)
   }
