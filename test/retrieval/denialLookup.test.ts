@@ -3,16 +3,12 @@ import { Effect } from "effect"
 import { memoryLine } from "../../src/hooks/context.js"
 import { newerWins } from "../../src/layers/retriever/newerWins.js"
 import { Retriever } from "../../src/services/Retriever.js"
-import { logAll, world } from "./support.js"
+import { FEB, JAN, logAll, MAR, said, world } from "./support.js"
 
 // Often only one side of a contradiction is among a query's candidates: the denial matches the question, what the
 // user said to the contrary uses other words. One bounded lookup of the raw log brings it beside the denial.
 
 const retrieve = (query: string) => Effect.flatMap(Retriever, (r) => r.retrieve(query, { lexicalOnly: true }))
-
-const JAN = "2026-01-05T09:00:00.000Z"
-const FEB = "2026-02-01T09:00:00.000Z"
-const MAR = "2026-03-20T09:00:00.000Z"
 
 const ref = (sessionId: string, messageIndex: number) => ({ sessionId, messageIndex })
 const marked = (results: ReadonlyArray<Parameters<typeof memoryLine>[0]>) =>
@@ -73,7 +69,6 @@ describe("a denial among the candidates pulls in what affirms it from the raw lo
 })
 
 describe("the lookup runs only for a denial without an opposite among the candidates", () => {
-  const said = (content: string, at: string, messageIndex: number) => ({ content, at, said: true, sourceRefs: [ref("s1", messageIndex)] })
   const counting = (found: ReadonlyArray<ReturnType<typeof said>>) => {
     const calls: Array<string> = []
     return { calls, lookup: (_denier: ReturnType<typeof said>, denied: string) => (calls.push(denied), found) }

@@ -1,24 +1,21 @@
 import { describe, expect, it } from "@effect/vitest"
 import { newerWins } from "../../src/layers/retriever/newerWins.js"
+import { FEB, JAN, MAR, said } from "./support.js"
 
 // What a user's denial ("I've never …") denies, read from its own words: the clause after the negation, each of
 // "X or Y", past a hedge elsewhere in a sentence; a statement of it among the candidates comes back beside it, flagged.
 
-const JAN = "2026-01-05T09:00:00.000Z"
-const FEB = "2026-02-01T09:00:00.000Z"
-const MAR = "2026-03-20T09:00:00.000Z"
-
-const ref = (sessionId: string, messageIndex: number) => ({ sessionId, messageIndex })
-
 describe("what a denial denies", () => {
-  const said = (content: string, at: string, messageIndex: number) => ({ content, at, said: true, sourceRefs: [ref("s1", messageIndex)] })
+  // Each candidate with the time of the statement it conflicts with.
+  const conflicts = (out: ReadonlyArray<{ readonly content: string; readonly conflictsWith?: { readonly at: string | null } }>) =>
+    out.map((c) => [c.content, c.conflictsWith?.at ?? null])
 
   it("'never X or Y' denies X: a statement of X alone is its opposite, and a question whether it happened puts the two first", () => {
     const unrelated = said("The interview room is on the third floor.", FEB, 0)
     const denial = said("I'm worried that I've never attended the USCIS interview or submitted any insurance documents, how do I prepare?", MAR, 1)
     const affirm = said("After attending the USCIS interview on August 15, what comes next?", JAN, 2)
     const out = newerWins([unrelated, denial, affirm], "Have I attended the USCIS interview before?", false)
-    expect(out.map((c) => [c.content, c.conflictsWith?.at ?? null])).toEqual([
+    expect(conflicts(out)).toEqual([
       [denial.content, JAN],
       [affirm.content, MAR],
       [unrelated.content, null]
@@ -30,7 +27,7 @@ describe("what a denial denies", () => {
     const explanation = said("I need a step-by-step explanation of the sum formula.", FEB, 1)
     const affirm = said("I just completed a set of geometric sequence problems and did well.", JAN, 2)
     const out = newerWins([explanation, denial, affirm], "Can you give me a step-by-step explanation of geometric sequence problems?", false)
-    expect(out.map((c) => [c.content, c.conflictsWith?.at ?? null])).toEqual([
+    expect(conflicts(out)).toEqual([
       [explanation.content, null],
       [denial.content, JAN],
       [affirm.content, MAR]
@@ -42,7 +39,7 @@ describe("what a denial denies", () => {
     const other = said("The library has a quiet room.", FEB, 1)
     const affirm = said("I attended the immigration workshop at the library, but I'm not sure what documents I need.", JAN, 2)
     const out = newerWins([denial, other, affirm], "Have I ever attended any immigration workshops?", false)
-    expect(out.map((c) => [c.content, c.conflictsWith?.at ?? null])).toEqual([
+    expect(conflicts(out)).toEqual([
       [denial.content, JAN],
       [affirm.content, MAR],
       [other.content, null]

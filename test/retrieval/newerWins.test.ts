@@ -3,17 +3,13 @@ import { Effect } from "effect"
 import { memoryLine } from "../../src/hooks/context.js"
 import { newerWins } from "../../src/layers/retriever/newerWins.js"
 import { Retriever } from "../../src/services/Retriever.js"
-import { graphOf, logAll, node, world } from "./support.js"
+import { FEB, graphOf, JAN, logAll, MAR, node, said, world } from "./support.js"
 
 // Newer wins across sources at retrieval: graph memories and raw-log lines that state the value a query
 // asks about come back newest first; the older ones stay, marked; denials and their opposites come together.
 
 const retrieve = (query: string, options: Parameters<Retriever["Type"]["retrieve"]>[1] = {}) =>
   Effect.flatMap(Retriever, (r) => r.retrieve(query, { lexicalOnly: true, ...options }))
-
-const JAN = "2026-01-05T09:00:00.000Z"
-const FEB = "2026-02-01T09:00:00.000Z"
-const MAR = "2026-03-20T09:00:00.000Z"
 
 const commitsWorld = world({
   graph: graphOf([
@@ -162,8 +158,6 @@ describe("contradictions come back together", () => {
 })
 
 describe("a denial's partner is the statement affirming most of it", () => {
-  const said = (content: string, at: string, messageIndex: number) => ({ content, at, said: true, sourceRefs: [{ sessionId: "s1", messageIndex }] })
-
   it("of two statements affirming a denial, the one sharing more of its words comes up next to it, not the better-ranked one", () => {
     const denial = said("I've never merged any commits into the repo myself.", MAR, 0)
     const passing = said("I reviewed the commits in the repo.", FEB, 1)

@@ -122,3 +122,11 @@ export const countedRawLogRetriever = (dir: string, calls: Array<string>, persis
     Layer.provideMerge(ConfigFromValues(dir))
   )
 }
+
+/** Times the newer-wins tests state things at, oldest first. */
+export const JAN = "2026-01-05T09:00:00.000Z"
+export const FEB = "2026-02-01T09:00:00.000Z"
+export const MAR = "2026-03-20T09:00:00.000Z"
+
+/** A candidate the user said at `at`, message `messageIndex` of session s1 (what newerWins reads). */
+export const said = (content: string, at: string, messageIndex: number) => ({ content, at, said: true, sourceRefs: [{ sessionId: "s1", messageIndex }] })
