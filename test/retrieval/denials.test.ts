@@ -45,4 +45,16 @@ describe("what a denial denies", () => {
       [other.content, null]
     ])
   })
+
+  it("of two statements sharing as many of the denied words, the one saying what was done is its opposite", () => {
+    const denial = said("I have never upgraded any furniture in my living room, which seems weird.", MAR, 0)
+    const layout = said("I want to optimize the furniture layout in my living room.", JAN, 1)
+    const upgrade = said("I feel good about the comfort level in my living room after the sofa upgrade.", FEB, 2)
+    const out = newerWins([denial, layout, upgrade], "Have I ever upgraded any furniture in my living room?", false)
+    expect(conflicts(out)).toEqual([
+      [denial.content, FEB],
+      [upgrade.content, MAR],
+      [layout.content, null]
+    ])
+  })
 })

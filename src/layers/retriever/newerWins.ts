@@ -216,15 +216,19 @@ const DENIAL_COVERAGE = 0.4
 const asksAbout = (shared: number, query: ReadonlySet<string>) => shared >= 2 && shared >= DENIAL_COVERAGE * query.size
 
 /**
- * How many of a denial's words the best sentence affirming it shares (0: no sentence affirms it). A sentence
- * affirms it when it says, without a negation, most of one thing it denies.
+ * How well the best sentence affirming a denial says it (0: no sentence affirms it): the denial's words it shares,
+ * and half a word more when it says what was done, the first word of the thing denied ("upgraded" of "never upgraded
+ * any furniture in my living room": "after the sofa upgrade" says it, "the furniture layout in my living room" does
+ * not). A sentence affirms a denial when it says, without a negation, most of one thing it denies.
  */
 const affirms = (sentences: ReadonlyArray<AnalyzedSentence>, denial: Denial): number => {
   let best = 0
   for (const s of sentences) {
     if (NEGATED.test(s.text.replace(HEDGE, " "))) continue
-    if (!denial.parts.some((p) => p.filter((w) => s.terms.has(w)).length >= Math.max(2, Math.ceil(CONFLICT_SHARE * p.length)))) continue
-    best = Math.max(best, denial.words.filter((w) => s.terms.has(w)).length)
+    const part = denial.parts.find((p) => p.filter((w) => s.terms.has(w)).length >= Math.max(2, Math.ceil(CONFLICT_SHARE * p.length)))
+    if (part === undefined) continue
+    const doneSaid = s.terms.has(part[0]!) ? 0.5 : 0
+    best = Math.max(best, denial.words.filter((w) => s.terms.has(w)).length + doneSaid)
   }
   return best
 }
