@@ -6,7 +6,6 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as vm from "node:vm"
 import { lendImport } from "../runtime/hostImport.js"
-import { growYoungGenerationFaster } from "../runtime/youngGeneration.js"
 
 // Node 20 has no compile cache for ES modules, and compiling is a third of a short process's start-up.
 // So the build also ships the hot paths (a hook, the MCP server) as single CommonJS files in dist/,
@@ -75,8 +74,6 @@ export const loadCachedBundle = <T>(file: string): CachedBundle<T> | null => {
   } catch {
     cachedData = undefined
   }
-  // Before compiling: the cache was made under the same flags (see youngGeneration.ts).
-  growYoungGenerationFaster()
   const script = new vm.Script(Module.wrap(source), { filename: bundle, ...(cachedData ? { cachedData } : {}) })
   // import() fails in a script compiled from a code cache: the bundle imports the ES modules it leaves out
   // (the embedding model's @xenova/transformers) through this module's import instead.
