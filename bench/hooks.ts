@@ -1,4 +1,4 @@
-// Whole-process latency of the Claude Code hooks (`node dist/awhm.mjs hook …`), the cost paid on every
+// Whole-process latency of the Claude Code hooks (`node dist/awhm.cjs hook …`), the cost paid on every
 // prompt, at 1k and 10k memories (graph nodes + raw-log messages), mock embedder.
 import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -15,7 +15,7 @@ import { logMessage } from "../src/programs/logMessage.js"
 import { GraphStore } from "../src/services/GraphStore.js"
 import { childCpuMs, median } from "./stats.js"
 
-const BIN = path.join(process.cwd(), "dist", "awhm.mjs")
+const BIN = path.join(process.cwd(), "dist", "awhm.cjs")
 const RUNS = 20
 const SIZES = [1_000, 10_000]
 const PER_SESSION = 50
@@ -79,7 +79,7 @@ const benchEnv = (dataDir: string, extra: Record<string, string> = {}): NodeJS.P
 })
 
 /**
- * Medians of `node dist/awhm.mjs <args>` fed `input`: whole-process wall time, and CPU time (user+sys),
+ * Medians of `node dist/awhm.cjs <args>` fed `input`: whole-process wall time, and CPU time (user+sys),
  * which other load on a shared machine disturbs much less. Run under bash, whose `times` reports the CPU.
  */
 export const timeHook = (dataDir: string, args: ReadonlyArray<string>, input: (i: number) => string, server = false, script: string | null = BIN) => {
@@ -186,7 +186,7 @@ export async function run(): Promise<string> {
   return [
     "## Hooks",
     "",
-    `Whole-process wall time of \`node dist/awhm.mjs hook …\` (median of ${RUNS} runs after one warm-up; in brackets its CPU`,
+    `Whole-process wall time of \`node dist/awhm.cjs hook …\` (median of ${RUNS} runs after one warm-up; in brackets its CPU`,
     "time, user+sys, which load from other processes disturbs much less), with N graph nodes",
     `and N raw-log messages (${PER_SESSION} per session), mock embedder, lexical mode (the default). The prompt hook logs`,
     "the prompt and retrieves the top 5 memories; it is on the critical path of every Claude Code prompt (target: under 150 ms at 10k).",
@@ -205,7 +205,7 @@ export async function run(): Promise<string> {
     "|---|---|---|---|",
     ...rows,
     "",
-    `For scale: \`node -e 0\` (Node itself) takes ${fmt(bareNode)}, the floor of any hook; \`node dist/awhm.mjs --version\``,
+    `For scale: \`node -e 0\` (Node itself) takes ${fmt(bareNode)}, the floor of any hook; \`node dist/awhm.cjs --version\``,
     `(the full CLI doing nothing) takes ${fmt(baseline)}. The hooks skip the`,
     `full CLI; ${cached ? "this build ships dist/awhm-hook.cjs, so they also run from V8's code cache" : "this build has no dist/awhm-hook.cjs, so they run without V8's code cache"}.`,
     "",

@@ -1,7 +1,7 @@
 // Cost by memory size, measured as a user pays it: whole `awhm` processes (wall and CPU time, peak RSS),
 // a warm query in one library process, consolidating one new session, and the data dir's size, at 1k,
 // 10k and 100k memories (N graph nodes + N raw-log messages of LoCoMo text, 384-dim vectors). 1M only with
-// SCALE_BENCH_1M=1. BEFORE_BIN=<old dist/awhm.mjs> adds the same whole-process rows for an older build;
+// SCALE_BENCH_1M=1. BEFORE_BIN=<old dist/awhm.cjs> adds the same whole-process rows for an older build;
 // SCALE_BENCH_SIZES, SCALE_BENCH_RUNS and SCALE_BENCH_QUICK=1 (lexical, warm and disk only) narrow a run.
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -15,7 +15,7 @@ import { fmt, rssMb, runAwhm, startServer, timeHook } from "./hooks.js"
 import { seedDataDir } from "./scaleSeed.js"
 import { median } from "./stats.js"
 
-export const BIN = path.join(process.cwd(), "dist", "awhm.mjs")
+export const BIN = path.join(process.cwd(), "dist", "awhm.cjs")
 export const RUNS = Number(process.env["SCALE_BENCH_RUNS"] ?? 5)
 const CONSOLIDATE_RUNS = Number(process.env["SCALE_BENCH_CONSOLIDATE_RUNS"] ?? 3)
 const SIZES = [...(process.env["SCALE_BENCH_SIZES"] ?? "1000,10000,100000").split(",").map(Number), ...(process.env["SCALE_BENCH_1M"] === "1" ? [1_000_000] : [])]
@@ -106,10 +106,12 @@ export const warm = async (dataDir: string, flags: Record<string, string> = {}) 
 const hooksAt = (dir: string, n: number): string => {
   const prompt = (i: number) => JSON.stringify({ session_id: `scale-hook-${n}`, cwd: "/bench/project", prompt: `${QUERIES[Math.abs(i) % QUERIES.length]} (${i})` })
   const inProcess = timeHook(dir, ["hook", "prompt"], prompt)
+  // A new Claude Code session's first prompt: its log is created (in the process, as after the server idled out).
+  const first = timeHook(dir, ["hook", "prompt"], (i) => JSON.stringify({ session_id: `scale-new-${n}-${i}`, cwd: "/bench/project", prompt: QUERIES[Math.abs(i) % QUERIES.length] }))
   const server = startServer(dir, prompt(-1))
   try {
     const served = timeHook(dir, ["hook", "prompt"], prompt, true)
-    return `| ${n.toLocaleString("en-US")} | ${fmt(inProcess)} | ${fmt(served)} | ${s(server.ms / 1000)} | ${Math.round(rssMb(server.pid))} MB |`
+    return `| ${n.toLocaleString("en-US")} | ${fmt(inProcess)} | ${fmt(first)} | ${fmt(served)} | ${s(server.ms / 1000)} | ${Math.round(rssMb(server.pid))} MB |`
   } finally {
     runAwhm(dir, ["hook", "shutdown"])
   }
@@ -173,7 +175,7 @@ export async function run(): Promise<string> {
     "## Scale (memory size)",
     "",
     `N memories = N graph nodes + N raw-log messages of LoCoMo text (20 per session), 384-dim vectors, SQLite.`,
-    `Whole processes: \`node dist/awhm.mjs query "<LoCoMo question>"\` (\`--lexical-only\` with no embedder; "real model" loads`,
+    `Whole processes: \`node dist/awhm.cjs query "<LoCoMo question>"\` (\`--lexical-only\` with no embedder; "real model" loads`,
     `all-MiniLM-L6-v2) and \`awhm consolidate\` of one new 20-message session (model load included): wall / CPU time,`,
     `peak RSS, medians of ${RUNS} runs (${CONSOLIDATE_RUNS} for consolidate) after one run that may build caches. Warm = one library`,
     `process (AwhmLive), 40 lexical queries after the first: p50 / p95 wall, median CPU. Disk = the data dir / N.`,
@@ -188,12 +190,13 @@ export async function run(): Promise<string> {
       ? []
       : [
           "",
-          "The prompt hook on the same data dirs (`node dist/awhm.mjs hook prompt`, a LoCoMo question, mock embedder, lexical):",
-          "in the process (`AWHM_HOOK_SERVER=0`), and answered by the hook server (whole client process; in brackets its CPU),",
-          "medians of 20 runs after one; the server's start until its first answer, and its memory after the runs.",
+          "The prompt hook on the same data dirs (`node dist/awhm.cjs hook prompt`, a LoCoMo question, mock embedder, lexical):",
+          "in the process (`AWHM_HOOK_SERVER=0`), also as a new session's first prompt (its log created), and answered by the",
+          "hook server (whole client process; in brackets its CPU), medians of 20 runs after one; the server's start until its",
+          "first answer, and its memory after the runs.",
           "",
-          "| memories | hook prompt, in the process | hook prompt, through the server | server ready | server RSS |",
-          "|---|---|---|---|---|",
+          "| memories | hook prompt, in the process | first prompt of a session, in the process | hook prompt, through the server | server ready | server RSS |",
+          "|---|---|---|---|---|---|",
           ...hookRows
         ])
   ].join("\n")

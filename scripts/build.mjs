@@ -80,6 +80,29 @@ await build({
   banner: { js: 'const __awhmImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' }
 })
 
+// The bin on PATH (package.json "bin"), as one small CommonJS file: a hook answered by the server then loads
+// no ES module at all (Node's ES module loader and the helper chunk cost ~8 ms of its ~75 ms). It carries the
+// code-cache loader (src/bin/cachedBundle.ts), so every other command goes straight to dist/awhm-cli.cjs.
+// What only a run from sources needs stays out (there is always a bundle beside this file). dist/awhm.mjs
+// stays the same bin as an ES module, for hook commands installed as `node …/dist/awhm.mjs`.
+const bundlesOnly = {
+  name: "awhm-bundles-only",
+  setup(build) {
+    build.onResolve({ filter: /^(?:\.\/hookClient|\.\.\/cli\/main|\.\.\/hooks\/main)\.js$/ }, (args) => ({ path: args.path, external: true }))
+  }
+}
+await build({
+  ...nodeBundle,
+  ...minified,
+  plugins: [...nodeBundle.plugins, bundlesOnly],
+  entryPoints: { awhm: "src/bin/awhm.ts" },
+  outdir: "dist",
+  outExtension: { ".js": ".cjs" },
+  format: "cjs",
+  define: { ...define, "import.meta.url": "__awhmImportMetaUrl" },
+  banner: { js: '#!/usr/bin/env node\nconst __awhmImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' }
+})
+
 // The whole CLI the same way, with the web viewer's assets (`awhm ui`).
 await build({
   ...nodeBundle,

@@ -97,8 +97,8 @@ const binCheck = (commands: ReadonlyArray<string>): Check => {
     if (found === null) {
       return { name: "bin", ok: false, detail: `the hooks run ${program}, which is not ${program.includes("/") ? "an executable file" : "on PATH"}`, fix: INSTALL }
     }
-    // `node /path/to/awhm.mjs hook …`: the script must be there too.
-    if (script !== undefined && /awhm(\.mjs)?$/.test(script) && script.includes("/") && !fs.existsSync(script)) {
+    // `node /path/to/awhm.cjs hook …` (or awhm.mjs): the script must be there too.
+    if (script !== undefined && /awhm(\.[cm]js)?$/.test(script) && script.includes("/") && !fs.existsSync(script)) {
       return { name: "bin", ok: false, detail: `the hooks run ${script}, which does not exist`, fix: INSTALL }
     }
   }

@@ -25,7 +25,7 @@ import { readJsonGraphFile } from "./graph/jsonFile.js"
 import { graphMigrations, latestGraphMigration } from "./graph/migrations/index.js"
 import { decodeRowNode } from "../store/graphSerialization.js"
 import { filteredVectorTopK, filterSql, indexColumns } from "./graph/sqliteSearch.js"
-import { byBound, collectMatches, exactScore } from "./graph/exactBm25.js"
+import { byBound, collectMatches, documentCount, exactScore } from "./graph/exactBm25.js"
 import { asStored, chunks, rowVectors, sourceRows, vectorBytes } from "./graph/rows.js"
 import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
 import { analyze } from "../search/IndexAnalyzer.js"
@@ -560,20 +560,24 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       Effect.gen(function* () {
         const terms = [...new Set(analyze(q.text))]
         if (terms.length === 0 || q.k <= 0) return []
-        const dfRows = yield* sql<{ term: string; doc: number }>`SELECT term, doc FROM node_terms_df WHERE term IN ${sql.in(terms)}`
-        const df = new Map(dfRows.map((r) => [r.term, r.doc] as const))
-        const live = terms.filter((t) => (df.get(t) ?? 0) > 0)
+        // Each term's postings, one rowid per occurrence (the vocabulary's instance rows skip deleted documents),
+        // which also give its document frequency: asking the row vocabulary for it read every posting once more.
+        yield* instanceVocab
+        const df = new Map<string, number>()
+        const live: Array<string> = []
+        const postings: Array<Array<number>> = []
+        for (const t of terms) {
+          const rows = yield* sql<{ doc: number }>`SELECT doc FROM temp.node_terms_inst WHERE term = ${t}`.values
+          if (rows.length === 0) continue
+          const docs = rows.map((r) => r[0] as number)
+          live.push(t)
+          df.set(t, documentCount(docs))
+          postings.push(docs)
+        }
         if (live.length === 0) return []
         const [stats] = yield* sql<{ docs: number; total: number }>`SELECT docs, total FROM lexical_stats WHERE id = 1`
         const n = stats?.docs ?? 0
         if (n === 0) return []
-        // Each term's postings, one rowid per occurrence (the vocabulary's instance rows skip deleted documents).
-        yield* instanceVocab
-        const postings: Array<Array<number>> = []
-        for (const t of live) {
-          const rows = yield* sql<{ doc: number }>`SELECT doc FROM temp.node_terms_inst WHERE term = ${t}`.values
-          postings.push(rows.map((r) => r[0] as number))
-        }
         const { k1, b } = q
         const avg = (stats?.total ?? 0) / n || 1
         const norm0 = k1 * (1 - b)

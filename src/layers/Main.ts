@@ -21,8 +21,6 @@ import type { PostgresDatabase } from "./postgres/PostgresDatabase.js"
 import { RawLogLive } from "./RawLogLive.js"
 import { RetrieverLive } from "./RetrieverLive.js"
 import { SessionBufferLive } from "./SessionBufferLive.js"
-import { Stage2Anthropic } from "./Stage2Anthropic.js"
-import { Stage2ClaudeCode } from "./Stage2ClaudeCode.js"
 import { UnusedGraphFileLive, UnusedGraphFileNone } from "./graph/UnusedGraphFileLive.js"
 import { locateModel } from "./modelLocation.js"
 
@@ -68,7 +66,16 @@ const deletionRecordsOf = (config: AwhmConfigShape) =>
   config.storageBackend === "postgres" ? onPostgres((m) => m.DeletionRecordsPostgres) : DeletionRecordsFile
 
 /** The configured Stage 2 client (it needs AppConfig). */
-const stage2Of = (config: AwhmConfigShape) => (config.stage2Client === "anthropic" ? Stage2Anthropic : Stage2ClaudeCode)
+// Loaded when a composition builds it: the hooks and the query commands never load a Stage 2 client (the
+// Claude Code one brings @effect/platform-node's command executor, ~4 ms of every prompt hook's start).
+const stage2Of = (config: AwhmConfigShape): Layer.Layer<Stage2Client, never, AppConfig> =>
+  Layer.unwrapEffect(
+    Effect.promise(() =>
+      config.stage2Client === "anthropic"
+        ? import("./Stage2Anthropic.js").then((m) => m.Stage2Anthropic)
+        : import("./Stage2ClaudeCode.js").then((m) => m.Stage2ClaudeCode)
+    )
+  )
 
 export const graphStoreLayer = (config: AwhmConfigShape) => graphStoreOf(config).pipe(Layer.provide(configLayer(config)))
 

@@ -7,7 +7,7 @@ import { atomicWriteFileSync } from "../store/atomicWrite.js"
 import { withFileLock } from "../store/fileLock.js"
 import { logStamp } from "../store/consolidatedLogs.js"
 import { countLogMessages, readFirstLine, readLogFile, readLogTail } from "../store/logFile.js"
-import { logChangesSince, noteLogChange } from "../store/logJournal.js"
+import { logChangesSince, logsFolderStamp, noteLogChange } from "../store/logJournal.js"
 import { adoptLiteDataDir } from "../store/liteImport.js"
 import { appendNoFollow, readFileNoFollow } from "../store/noFollow.js"
 import { dataPaths, decodeSessionId, encodeSessionId } from "../store/paths.js"
@@ -84,11 +84,13 @@ export const RawLogLive = Layer.effect(
         Effect.try({
           try: () => {
             ensurePrivateDir(paths.logs)
+            // A log this append creates changes the logs folder: the journal is told the folder's stamp before and after.
+            const before = fs.existsSync(file) ? null : logsFolderStamp(paths.logs)
             const tail = readLogTail(file)
             const entry = entryAt(Math.max(tail.nextIndex, readMark(sessionId)))
             // A torn last line (a crash mid-write) must not swallow this message: start on a fresh line.
             appendNoFollow(file, (tail.needsNewline ? "\n" : "") + toLine(entry))
-            noteLogChange(paths.meta, sessionId)
+            noteLogChange(paths.meta, sessionId, before === null ? undefined : { logsDir: paths.logs, before })
             return entry
           },
           catch: storageError("append to", file)

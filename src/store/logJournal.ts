@@ -4,6 +4,9 @@
 // stating every session's log. The first line is the journal's random id: a journal replaced (rotated,
 // removed, recreated) is a new id, and its readers list every session again. A change the journal cannot
 // vouch for (the logs folder itself changed: a log created, removed or renamed, by anyone) does the same.
+// A log that an append created is vouched for: the writer adds the folder's stamps from just before and
+// just after it created the file, and a reader whose folder stamp those steps lead to the current one needs
+// no listing (each new Claude Code session's first prompt would otherwise list every log).
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -29,11 +32,18 @@ const freshJournal = (file: string, replace: boolean): void => {
   }
 }
 
+/** What an append that created a session's log tells the journal: the logs folder and its stamp just before. */
+export interface CreatedLog {
+  readonly logsDir: string
+  readonly before: string
+}
+
 /**
- * Records that a session's log changed (after the log was written). Never fails the write it follows: a
- * journal that cannot take the line is removed, so every reader lists all sessions again.
+ * Records that a session's log changed (after the log was written); `created` when this write created the
+ * log, so readers need not list every session for it. Never fails the write it follows: a journal that
+ * cannot take the line is removed, so every reader lists all sessions again.
  */
-export const noteLogChange = (metaDir: string, sessionId: string): void => {
+export const noteLogChange = (metaDir: string, sessionId: string, created?: CreatedLog): void => {
   const file = journalFile(metaDir)
   try {
     let size = -1
@@ -43,7 +53,9 @@ export const noteLogChange = (metaDir: string, sessionId: string): void => {
       freshJournal(file, false)
     }
     if (size > ROTATE_AT) freshJournal(file, true)
-    appendNoFollow(file, JSON.stringify(sessionId) + "\n")
+    // One write for both lines, so a reader never sees the folder step without the session it is for.
+    const step = created === undefined ? "" : JSON.stringify({ folder: [created.before, logsFolderStamp(created.logsDir)] }) + "\n"
+    appendNoFollow(file, JSON.stringify(sessionId) + "\n" + step)
   } catch {
     try {
       fs.rmSync(file, { force: true })
@@ -64,14 +76,31 @@ export interface LogChanges {
   readonly named?: ReadonlyArray<string>
 }
 
-const folderStamp = (logsDir: string): string => {
+/** The logs folder's identity and modification time ("none" when it does not exist). */
+export const logsFolderStamp = (logsDir: string): string => {
   const st = fs.statSync(logsDir, { bigint: true, throwIfNoEntry: false })
   return st === undefined ? "none" : `${st.ino}.${st.mtimeNs}`
 }
 
+/** Whether the folder's recorded steps lead from `from` to `to`: every change between them was a log an append created. */
+const reaches = (steps: ReadonlyMap<string, ReadonlyArray<string>>, from: string, to: string): boolean => {
+  const seen = new Set([from])
+  const todo = [from]
+  while (todo.length > 0) {
+    for (const after of steps.get(todo.pop()!) ?? []) {
+      if (after === to) return true
+      if (!seen.has(after)) {
+        seen.add(after)
+        todo.push(after)
+      }
+    }
+  }
+  return false
+}
+
 /** Reads the journal from where `mark` stood. */
 export const logChangesSince = (metaDir: string, logsDir: string, mark: string | null): LogChanges => {
-  const folder = folderStamp(logsDir)
+  const folder = logsFolderStamp(logsDir)
   let fd: number
   try {
     fd = fs.openSync(journalFile(metaDir), READ_NOFOLLOW)
@@ -98,17 +127,27 @@ export const logChangesSince = (metaDir: string, logsDir: string, mark: string |
     // Only whole lines: a writer may be mid-line.
     const end = tail.subarray(0, got).lastIndexOf(10) + 1
     const sessions = new Set<string>()
+    // The folder's steps that appends creating a log took: before → after.
+    const steps = new Map<string, Array<string>>()
     for (const line of tail.toString("utf8", 0, end).split("\n")) {
       if (line === "") continue
       try {
-        const sid = JSON.parse(line) as unknown
-        if (typeof sid === "string") sessions.add(sid)
+        const parsed = JSON.parse(line) as unknown
+        if (typeof parsed === "string") sessions.add(parsed)
+        else {
+          const step = (parsed as { folder?: unknown } | null)?.folder
+          if (Array.isArray(step) && step.length === 2 && typeof step[0] === "string" && typeof step[1] === "string") {
+            steps.set(step[0], [...(steps.get(step[0]) ?? []), step[1]])
+          }
+        }
       } catch {
         return { mark: `${folder}|${id}|${from + end}`, sessions: null }
       }
     }
     const next = `${folder}|${id}|${from + end}`
-    return oldFolder === folder ? { mark: next, sessions: [...sessions] } : { mark: next, sessions: null, named: [...sessions] }
+    return oldFolder === folder || reaches(steps, oldFolder ?? "", folder)
+      ? { mark: next, sessions: [...sessions] }
+      : { mark: next, sessions: null, named: [...sessions] }
   } catch {
     return { mark: `${folder}|none|0`, sessions: null }
   } finally {

@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { dataPaths } from "../../src/store/paths.js"
-import { listFiles, makeTempDir, runAwhm } from "../support/cli.js"
+import { listFiles, makeTempDir, ROOT, runAwhm } from "../support/cli.js"
 
 // Hook edge cases through the real bin: a hook never blocks Claude Code (exit 0 always, problems are
 // one stderr line), and never writes anything it was not asked to.
@@ -157,6 +157,19 @@ describe("awhm hook (edge cases)", () => {
       "- Our staging database is PostgreSQL 16.",
       "- Please always back up the staging database before a migration."
     ])
+  })
+
+  it("dist/awhm.mjs, the ES module bin that hooks installed by older versions run, answers as the bin on PATH does", async () => {
+    const dir = tempDir()
+    const payload = (prompt: string) => JSON.stringify({ session_id: "m1", cwd: "/home/me/shop", prompt })
+    const mjs = path.join(ROOT, "dist", "awhm.mjs")
+    expect(await runAwhm(["hook", "prompt"], { dataDir: dir, input: payload("Our staging database is PostgreSQL 16."), bin: mjs })).toEqual({ code: 0, stdout: "", stderr: "" })
+    const asked = payload("Tell me about the staging database")
+    const viaMjs = await runAwhm(["hook", "prompt"], { dataDir: dir, input: asked, bin: mjs })
+    expect(viaMjs.stderr).toBe("")
+    expect(JSON.parse(viaMjs.stdout).hookSpecificOutput.additionalContext).toContain("- Our staging database is PostgreSQL 16.")
+    expect(await runAwhm(["hook", "prompt"], { dataDir: dir, input: asked })).toEqual(viaMjs)
+    expect((await runAwhm(["--version"], { bin: mjs })).stdout).toBe((await runAwhm(["--version"])).stdout)
   })
 
   it("--help goes through the full CLI and lists the hooks", async () => {

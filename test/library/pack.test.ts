@@ -28,6 +28,7 @@ describe("the packed package", () => {
     const packed = JSON.parse(await npm(["pack", "--json", "--ignore-scripts", "--pack-destination", work], ROOT)) as Array<{ filename: string; files: Array<{ path: string }> }>
     const tarball = path.join(work, packed[0]!.filename)
     const files = packed[0]!.files.map((f) => f.path)
+    expect(files).toContain("dist/awhm.cjs")
     expect(files).toContain("dist/awhm.mjs")
     expect(files).toContain("dist/index.mjs")
     expect(files).toContain("dist/types/index.d.ts")

@@ -32,8 +32,31 @@ describe("the raw log's change journal", () => {
         expect(after.sessions).toBeNull()
         expect(after.named).toEqual(["b"]) // what the journal did record, for a reader that lists the rest later
         expect((yield* log.changesSince(after.mark)).sessions).toEqual([])
-        // The journal holds session ids only, never what was said.
-        expect(fs.readFileSync(path.join(dir, "meta", "log-changes"), "utf8").split("\n").slice(1)).toEqual(['"a"', '"b"', '"a"', '"a"', '"b"', ""])
+        // The journal holds session ids (and the logs folder's stamps where an append created a log), never what was said.
+        const lines = fs.readFileSync(path.join(dir, "meta", "log-changes"), "utf8").split("\n").slice(1)
+        expect(lines.map((l) => (l.startsWith('{"folder":[') ? "step" : l))).toEqual(['"a"', "step", '"b"', "step", '"a"', '"a"', '"b"', ""])
+      })
+    )
+  )
+
+  it.scoped("vouches for the logs its own appends created, so a new session's first message lists no other log", () =>
+    withLog((log, dir) =>
+      Effect.gen(function* () {
+        yield* log.append({ sessionId: "a", role: "user", content: "one" })
+        const mark = (yield* log.changesSince(null)).mark
+        yield* log.append({ sessionId: "b", role: "user", content: "two" })
+        yield* log.append({ sessionId: "c", role: "user", content: "three" })
+        yield* log.append({ sessionId: "b", role: "user", content: "four" })
+        const next = yield* log.changesSince(mark)
+        expect(next.sessions).toEqual(["b", "c"])
+        expect((yield* log.changesSince(next.mark)).sessions).toEqual([])
+        // A log another program created between two of awhm's: the steps no longer lead to the folder as it is.
+        yield* log.append({ sessionId: "d", role: "user", content: "five" })
+        fs.writeFileSync(path.join(dir, "logs", "e.jsonl"), "")
+        yield* log.append({ sessionId: "f", role: "user", content: "six" })
+        const foreign = yield* log.changesSince(next.mark)
+        expect(foreign.sessions).toBeNull()
+        expect(foreign.named).toEqual(["d", "f"])
       })
     )
   )

@@ -52,6 +52,11 @@ describe("a whole process follows the raw log's change journal from where the sa
       // A write through awhm: only that session is looked at.
       yield* other("s2", "the deploy freeze moved to monday")
       expect(yield* run("freeze monday")).toEqual({ answer: ["the deploy freeze moved to monday"], calls: ["read s2", "stat s2"] })
+      // A new session's first message through awhm (its log created, the folder changed): the journal vouches
+      // for the new log, so only the sessions it names since the saved index are looked at (s2's change too), no
+      // listing of every log (a new Claude Code session's first prompt).
+      yield* other("s4", "the parking garage closes at nine")
+      expect(yield* run("parking garage")).toEqual({ answer: ["the parking garage closes at nine"], calls: ["read s2", "read s4", "stat s2", "stat s4"] })
       // A log another program created (no journal line): the logs folder changed, so every log is listed,
       // and the index is saved again so the next process need not.
       fs.writeFileSync(path.join(dir, "logs", "s3.jsonl"), line("s3", 0, "the office wifi password rotates monthly"))

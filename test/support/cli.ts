@@ -7,7 +7,7 @@ import { Effect } from "effect"
 
 /** The repository root and the built bin that CLI tests run as a real process. */
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
-export const BIN = process.env.VITEST_AWHM_BIN ?? path.join(ROOT, "dist", "awhm.mjs")
+export const BIN = process.env.VITEST_AWHM_BIN ?? path.join(ROOT, "dist", "awhm.cjs")
 
 export interface CliResult {
   readonly code: number
@@ -27,13 +27,15 @@ export interface CliOptions {
   readonly user?: string
   /** The working directory (default: the repository root). */
   readonly cwd?: string
+  /** Another script to run instead of BIN (dist/awhm.mjs, the ES module bin older installs name). */
+  readonly bin?: string
 }
 
-/** Runs `node dist/awhm.mjs ...args` and collects its exit code and output. */
+/** Runs `node dist/awhm.cjs ...args` (the bin on PATH) and collects its exit code and output. */
 export const runAwhm = (args: ReadonlyArray<string>, options: CliOptions = {}): Promise<CliResult> =>
   new Promise((resolve, reject) => {
     if (process.env.VITEST_AWHM_BUILD_ERROR !== undefined) {
-      reject(new Error(`dist/awhm.mjs could not be built: ${process.env.VITEST_AWHM_BUILD_ERROR}`))
+      reject(new Error(`dist/awhm.cjs could not be built: ${process.env.VITEST_AWHM_BUILD_ERROR}`))
       return
     }
     // No hook server unless a test asks for one: a hook must not leave a background process behind.
@@ -45,7 +47,9 @@ export const runAwhm = (args: ReadonlyArray<string>, options: CliOptions = {}): 
     }
     if (options.dataDir !== undefined) env.AWHM_DATA_DIR = options.dataDir
     const [command, argv] =
-      options.user === undefined ? [process.execPath, [BIN, ...args]] : ["runuser", ["-u", options.user, "--", process.execPath, BIN, ...args]]
+      options.user === undefined
+        ? [process.execPath, [options.bin ?? BIN, ...args]]
+        : ["runuser", ["-u", options.user, "--", process.execPath, options.bin ?? BIN, ...args]]
     const child = spawn(command, argv, { env, cwd: options.cwd ?? ROOT, stdio: ["pipe", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""

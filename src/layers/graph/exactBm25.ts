@@ -11,6 +11,13 @@ export interface Matches {
   readonly terms: number
 }
 
+/** A term's document frequency from its postings (rowids, one entry per occurrence, ascending). */
+export const documentCount = (postings: ArrayLike<number>): number => {
+  let n = 0
+  for (let i = 0; i < postings.length; i++) if (i === 0 || postings[i] !== postings[i - 1]) n++
+  return n
+}
+
 /**
  * Collects each term's postings (rowids, one entry per occurrence, ascending) into matching documents in
  * rowid order (a merge of the sorted lists), with each document's bound: the exact score with length 0 (a
