@@ -54,6 +54,8 @@ const THRESHOLD_QUERY = /\b(?:goals?|targets?|aim(?:s|ing)?|limits?|below|under|
 const MIN_COVERAGE = 0.4
 /** Other statements of the value must cover at least this share of what the best-ranked one covers. */
 const COVERAGE_RATIO = 0.6
+/** ... or this share, when their attribute is what the question asks the value of, word for word. */
+const NAMED_COVERAGE_RATIO = 0.5
 /** Only the best candidates are compared (they are what the agent sees, and what it costs to look). */
 export const NEWER_WINS_POOL = 30
 
@@ -61,6 +63,8 @@ interface Stated {
   readonly mention: AttributeMention
   readonly coverage: number
   readonly words: ReadonlyArray<string>
+  /** The index terms of the sentence that states it. */
+  readonly sentence: ReadonlySet<string>
 }
 
 interface AnalyzedSentence {
@@ -145,7 +149,7 @@ const statedValue = (
       const shared = words.filter((w) => query.has(w)).length
       if (shared === 0) continue
       const score = shared + unitWords(m.unit).filter((w) => query.has(w)).length
-      if (score > named) [chosen, named] = [{ mention: m, coverage, words }, score]
+      if (score > named) [chosen, named] = [{ mention: m, coverage, words, sentence: s.terms }, score]
     }
     if (chosen !== null) best = chosen
   }
@@ -153,15 +157,19 @@ const statedValue = (
 }
 
 /**
- * Whether a statement gives the value the anchor gives: same kind and unit, it covers the query nearly as well,
- * and its attribute says nothing the query and the anchor's attribute do not ("my monthly travel budget" is not
- * the "monthly book budget" asked about).
+ * Whether a statement gives the value the anchor gives: same kind and unit; it covers the query nearly as well,
+ * or half as well when its attribute is what the question asks the value of ("a safety inspection coming up on
+ * March 25" beside "a safety inspection for the preferred apartment on March 23"); and its attribute says
+ * nothing the query, the anchor's attribute and the anchor's own sentence do not ("my monthly travel budget" is
+ * not the "monthly book budget" asked about; "enough budget for my photography gear, I've allocated $300"
+ * speaks of a budget).
  */
-const sameValueAs = (s: Stated, anchor: Stated, query: ReadonlySet<string>): boolean =>
-  s.mention.kind === anchor.mention.kind &&
-  s.mention.unit === anchor.mention.unit &&
-  s.coverage >= COVERAGE_RATIO * anchor.coverage &&
-  s.words.every((w) => query.has(w) || anchor.words.includes(w))
+const sameValueAs = (s: Stated, anchor: Stated, query: ReadonlySet<string>, asked: ReadonlyArray<string> | null): boolean => {
+  if (s.mention.kind !== anchor.mention.kind || s.mention.unit !== anchor.mention.unit) return false
+  if (!s.words.every((w) => query.has(w) || anchor.words.includes(w) || anchor.sentence.has(w))) return false
+  const named = asked !== null && asked.length > 0 && asked.every((w) => s.words.includes(w))
+  return s.coverage >= (named ? NAMED_COVERAGE_RATIO : COVERAGE_RATIO) * anchor.coverage
+}
 
 // What is denied ends with its clause ("I have never upgraded any furniture in my living room, which seems weird"),
 // or where another clause begins ("…these problems before and I need help").
@@ -336,7 +344,7 @@ export const newerWins = <A extends Said>(
   const anchorAt = stated.findIndex((s) => s !== null && s.coverage >= MIN_COVERAGE)
   if (anchorAt >= 0) {
     const anchor = stated[anchorAt]!
-    const members = stated.flatMap((s, i) => (s !== null && (i === anchorAt || sameValueAs(s, anchor, terms)) ? [i] : []))
+    const members = stated.flatMap((s, i) => (s !== null && (i === anchorAt || sameValueAs(s, anchor, terms, asked)) ? [i] : []))
     if (new Set(members.map((i) => stated[i]!.mention.value)).size >= 2) {
       const at = (i: number) => ranked[i]!.at!
       const value = (i: number) => stated[i]!.mention.value

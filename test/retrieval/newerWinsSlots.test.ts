@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest"
+import { newerWins } from "../../src/layers/retriever/newerWins.js"
+import { FEB, JAN, MAR, said } from "./support.js"
+
+// Which statements newer-wins takes for one value, read from real chats' phrasings: pinned with the candidates
+// in their ranked order and the exact order and marks that come back.
+
+/** Each candidate as newerWins returns it: its text, superseded when, updated from what. */
+const marked = (out: ReadonlyArray<{ content: string; supersededBy?: { at: string }; updated?: { before: string } }>) =>
+  out.map((x) => [x.content, x.supersededBy?.at ?? null, x.updated?.before ?? null])
+
+describe("a statement naming what the question asks the value of", () => {
+  const first = "I've scheduled a safety inspection for the preferred apartment on March 23, focusing on smoke detectors and electrical wiring."
+  const moved = "I've got a safety inspection coming up on March 25, is there anything I should do to prepare for it?"
+
+  it("counts at half the best statement's coverage: the later date comes first, the earlier one marked", () => {
+    const out = newerWins([said(first, JAN, 0), said(moved, FEB, 1)], "When is my scheduled safety inspection for the apartment?", false)
+    expect(marked(out)).toEqual([
+      [moved, null, "march 23"],
+      [first, FEB, null]
+    ])
+  })
+
+  it("an attribute only part of what is asked needs the usual coverage: another date of the apartment stays as ranked", () => {
+    // "apartment inspection" covers half the question, as the moved date does, but is not the "safety inspection" asked about.
+    const other = "The apartment inspection is on March 27."
+    const out = newerWins([said(first, JAN, 0), said(other, FEB, 1)], "When is my scheduled safety inspection for the apartment?", false)
+    expect(marked(out)).toEqual([
+      [first, null, null],
+      [other, null, null]
+    ])
+  })
+
+  it("the same date said again is no update", () => {
+    const again = "I've got a safety inspection coming up on March 23, is there anything I should do to prepare for it?"
+    const out = newerWins([said(first, JAN, 0), said(again, FEB, 1)], "When is my scheduled safety inspection for the apartment?", false)
+    expect(marked(out)).toEqual([
+      [first, null, null],
+      [again, null, null]
+    ])
+  })
+})
+
+describe("the words of the best statement's own sentence", () => {
+  const gear = "I need to make sure I've got enough budget for my photography gear, I've allocated $300 monthly starting March."
+  const query = "How much do I allocate monthly for my photography gear?"
+
+  it("name the attribute of another statement: the budget it spoke of, raised later, comes first", () => {
+    const raised = "I've allocated a new photography budget of $350 monthly."
+    const out = newerWins([said(gear, JAN, 0), said(raised, MAR, 1)], query, false)
+    expect(marked(out)).toEqual([
+      [raised, null, "$300"],
+      [gear, MAR, null]
+    ])
+  })
+
+  it("a budget of something neither the question nor that sentence names is another slot", () => {
+    const travel = "I've allocated a travel budget of $500 monthly."
+    const out = newerWins([said(gear, JAN, 0), said(travel, MAR, 1)], query, false)
+    expect(marked(out)).toEqual([
+      [gear, null, null],
+      [travel, null, null]
+    ])
+  })
+})
