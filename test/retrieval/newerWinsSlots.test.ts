@@ -63,3 +63,20 @@ describe("the words of the best statement's own sentence", () => {
     ])
   })
 })
+
+describe("a value of the kind asked for, of the thing asked about by name", () => {
+  const query = "When was the wall-mounted pegboard for tools and supplies installed to free up extra space?"
+  const reply = { content: "Installing a pegboard is a great way to organize tools.", at: JAN, said: false, sourceRefs: [{ sessionId: "s1", messageIndex: 0 }] }
+
+  it("sets the slot at a quarter of the question's words: the user's date comes above the reply covering no more", () => {
+    const installed = "What's the best way to use the space saved from the pegboard installation that was completed on September 18?"
+    const out = newerWins([reply, said(installed, FEB, 1)], query, false)
+    expect(out.map((x) => x.content)).toEqual([installed, reply.content])
+  })
+
+  it("a date of another thing, as little about the question, sets none", () => {
+    const sale = "I mounted the shelves on the wall next to my tools on September 18."
+    const out = newerWins([reply, said(sale, FEB, 1)], query, false)
+    expect(out.map((x) => x.content)).toEqual([reply.content, sale])
+  })
+})

@@ -52,6 +52,8 @@ const THRESHOLD_QUERY = /\b(?:goals?|targets?|aim(?:s|ing)?|limits?|below|under|
 
 /** A candidate's sentence stating a value counts when it covers at least this share of the query's terms. */
 const MIN_COVERAGE = 0.4
+/** ... or this share, when it is of the kind the question asks for and its attribute names the thing asked about. */
+const MIN_NAMED_COVERAGE = 0.25
 /** Other statements of the value must cover at least this share of what the best-ranked one covers. */
 const COVERAGE_RATIO = 0.6
 /** ... or this share, when their attribute is what the question asks the value of, word for word. */
@@ -341,7 +343,12 @@ export const newerWins = <A extends Said>(
   const stated = ranked
     .slice(0, n)
     .map((c) => (c.said === true && c.at !== undefined ? statedValue(sentencesOf(c.content), terms, kinds, given, asked, asksThreshold) : null))
-  const anchorAt = stated.findIndex((s) => s !== null && s.coverage >= MIN_COVERAGE)
+  // A value of the kind the question asks for, of the thing it asks about by name ("the pegboard installation that
+  // was completed on September 18" for "When was the wall-mounted pegboard … installed …?"), sets the slot on less.
+  const thing = asked === null ? null : asked[asked.length - 1]!
+  const anchorAt = stated.findIndex(
+    (s) => s !== null && (s.coverage >= MIN_COVERAGE || (kinds !== null && thing !== null && s.words.includes(thing) && s.coverage >= MIN_NAMED_COVERAGE))
+  )
   if (anchorAt >= 0) {
     const anchor = stated[anchorAt]!
     const members = stated.flatMap((s, i) => (s !== null && (i === anchorAt || sameValueAs(s, anchor, terms, asked)) ? [i] : []))
