@@ -80,3 +80,25 @@ describe("a value of the kind asked for, of the thing asked about by name", () =
     expect(out.map((x) => x.content)).toEqual([reply.content, sale])
   })
 })
+
+describe("an update said in other words than the value's", () => {
+  const query = "How many full days did I take off to rest and recover from the intense work period?"
+  const before = "After taking a full day off on June 6 to rest and recover from an intense work period, I feel refreshed."
+  const extended = "I extended my rest day on June 6 to two full days to fully recover from the intense work period."
+
+  it("a later statement saying it changed, about what the earlier one says, comes above it; the earlier one is marked", () => {
+    const out = newerWins([said(before, JAN, 0), said(extended, FEB, 1)], query, false)
+    expect(marked(out)).toEqual([
+      [extended, null, null],
+      [before, FEB, null]
+    ])
+  })
+
+  it("said earlier, by the assistant, of something else, or asked for as a sum, it stays where it ranked", () => {
+    const stays = (candidates: Parameters<typeof newerWins>[0], q = query) => expect(marked(newerWins(candidates, q, false))).toEqual(candidates.map((c) => [c.content, null, null]))
+    stays([said(before, FEB, 0), said(extended, JAN, 1)])
+    stays([said(before, JAN, 0), { ...said(extended, FEB, 1), said: false }])
+    stays([said(before, JAN, 0), said("I extended my gym membership to two months after the work period.", FEB, 1)])
+    stays([said(before, JAN, 0), said(extended, FEB, 1)], "How many full days did I take off in total to rest and recover from the intense work period?")
+  })
+})

@@ -7,6 +7,7 @@ import type { SourceRef } from "../../domain/Message.js"
 import type { ConflictsWith, SupersededBy, Updated } from "../../domain/Result.js"
 import { analyze } from "../../search/IndexAnalyzer.js"
 import { type AttributeMention, askedAttribute, attributeMentions, isAimed, isThreshold, namesThing } from "../../text/attributes.js"
+import { NUMBER_WORD } from "../../text/numberWords.js"
 import { splitSentences } from "../../text/sentences.js"
 
 /** What newerWins needs of a candidate besides its content. */
@@ -46,6 +47,9 @@ const EXPECTED: ReadonlyArray<readonly [RegExp, ReadonlySet<AttributeMention["ki
   [/\bhow long\b/i, new Set(["quantity", "count", "time"])],
   [/\bwhen\b|\bwhat (?:date|day|time)\b|\bdeadline\b/i, new Set(["date", "time"])]
 ]
+
+// A question for a sum of values ("How many total hours…", "…combined?") asks for every one of them, none is current.
+const AGGREGATE = /\b(?:total|combined|altogether|in all|sum)\b/i
 
 // A question about a goal or a limit asks for the threshold itself ("What is my target weight?", "the limit below which …").
 const THRESHOLD_QUERY = /\b(?:goals?|targets?|aim(?:s|ing)?|limits?|below|under|above|at least|at most|less than|more than)\b/i
@@ -346,6 +350,7 @@ export const newerWins = <A extends Said>(
   // A value of the kind the question asks for, of the thing it asks about by name ("the pegboard installation that
   // was completed on September 18" for "When was the wall-mounted pegboard … installed …?"), sets the slot on less.
   const thing = asked === null ? null : asked[asked.length - 1]!
+  let reordered = false
   const anchorAt = stated.findIndex(
     (s) => s !== null && (s.coverage >= MIN_COVERAGE || (kinds !== null && thing !== null && s.words.includes(thing) && s.coverage >= MIN_NAMED_COVERAGE))
   )
@@ -353,6 +358,7 @@ export const newerWins = <A extends Said>(
     const anchor = stated[anchorAt]!
     const members = stated.flatMap((s, i) => (s !== null && (i === anchorAt || sameValueAs(s, anchor, terms, asked)) ? [i] : []))
     if (new Set(members.map((i) => stated[i]!.mention.value)).size >= 2) {
+      reordered = true
       const at = (i: number) => ranked[i]!.at!
       const value = (i: number) => stated[i]!.mention.value
       const byTime = [...members].sort((a, b) => (at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : a - b))
@@ -387,6 +393,54 @@ export const newerWins = <A extends Said>(
       if (above >= 0) out.splice(above, 0, out.splice(first, 1)[0]!)
     }
   }
-
+  // 3. No two values of the slot among them: a later statement that says it changed may still be the update.
+  if (!reordered && kinds !== null && !AGGREGATE.test(query) && !ASKS_HISTORY.test(query) && !includeHistory) cuedUpdate(out, terms, sentencesOf)
   return out
+}
+
+// An update said in other words than the value's ("I extended my rest day to two full days", "it's been adjusted to
+// $350 monthly", "it's now 10 hours weekly"): a cue of change beside a number.
+const CHANGE_CUE = new RegExp(
+  `\\b(?:changed|moved|increased|decreased|raised|lowered|extended|shortened|adjusted|updated|bumped|reduced|rescheduled|postponed|pushed back|no longer|(?:now|has reached|have reached)\\s+(?:at\\s+|up to\\s+|down to\\s+)?(?=[$€£\\d]|${NUMBER_WORD}\\b))`,
+  "i"
+)
+const HAS_NUMBER = new RegExp(`\\d|\\b${NUMBER_WORD}\\b`, "i")
+/** Only a cued statement among this many best candidates moves (it is about the question nearly as much). */
+const CUE_TOP = 10
+/** A cued statement must cover at least this share of the query terms the earlier statement covers. */
+const CUE_SHARE = 0.6
+
+/** The query terms a candidate's best sentence covers, and those its sentences saying a change cover. */
+const coveredBy = (sentences: ReadonlyArray<AnalyzedSentence>, query: ReadonlySet<string>) => {
+  let best: Array<string> = []
+  const cued = new Set<string>()
+  for (const s of sentences) {
+    const covered = [...query].filter((t) => s.terms.has(t))
+    if (covered.length > best.length) best = covered
+    if (covered.length > 0 && CHANGE_CUE.test(s.text) && HAS_NUMBER.test(s.text)) for (const t of covered) cued.add(t)
+  }
+  return { best, cued }
+}
+
+/**
+ * A later statement of the user's saying that something changed, about what an earlier statement of theirs ranked
+ * above it says of the question (most of the same question words), moves above it, which is marked with it; once
+ * per query, among the best candidates.
+ */
+const cuedUpdate = <A extends Said>(out: Array<A & Marks>, query: ReadonlySet<string>, sentencesOf: SentencesOf): void => {
+  const n = Math.min(out.length, CUE_TOP)
+  const covered = out.slice(0, n).map((c) => (c.said === true && c.at !== undefined ? coveredBy(sentencesOf(c.content), query) : null))
+  for (let j = 1; j < n; j++) {
+    const later = covered[j]
+    if (later === null || later === undefined || later.cued.size === 0) continue
+    const i = covered.findIndex((earlier, at) => {
+      if (at >= j || earlier === null || earlier.best.length < 2 || out[at]!.at! >= out[j]!.at!) return false
+      return earlier.best.filter((t) => later.cued.has(t)).length >= CUE_SHARE * earlier.best.length
+    })
+    if (i < 0) continue
+    const now = out[j]!
+    Object.assign(out[i]!, { supersededBy: { at: now.at!, ...refOf(now) } })
+    out.splice(i, 0, out.splice(j, 1)[0]!)
+    return
+  }
 }
