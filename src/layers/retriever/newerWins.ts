@@ -404,7 +404,11 @@ const CHANGE_CUE = new RegExp(
   `\\b(?:changed|moved|increased|decreased|raised|lowered|extended|shortened|adjusted|updated|bumped|reduced|rescheduled|postponed|pushed back|no longer|(?:now|has reached|have reached)\\s+(?:at\\s+|up to\\s+|down to\\s+)?(?=[$€£\\d]|${NUMBER_WORD}\\b))`,
   "i"
 )
-const HAS_NUMBER = new RegExp(`\\d|\\b${NUMBER_WORD}\\b`, "i")
+const NUMBER = new RegExp(`[$€£]?\\d|\\b${NUMBER_WORD}\\b`, "gi")
+// A number wished for or supposed is no value that holds ("It was supposed to be 30 guests, but plans changed").
+const WISHED = /\b(?:supposed to|meant to|want(?:ed)?|would like|hop(?:e|ed|ing)|plan(?:ned|ning)? to|aim(?:ed|ing)? (?:for|to))\b[^.;!?]*$/i
+/** Whether a sentence says a number that is not only wished for or supposed. */
+const saysNumber = (text: string): boolean => [...text.matchAll(NUMBER)].some((m) => !WISHED.test(text.slice(Math.max(0, m.index - 60), m.index)))
 /** Only a cued statement among this many best candidates moves (it is about the question nearly as much). */
 const CUE_TOP = 10
 /** A cued statement must cover at least this share of the query terms the earlier statement covers. */
@@ -417,7 +421,7 @@ const coveredBy = (sentences: ReadonlyArray<AnalyzedSentence>, query: ReadonlySe
   for (const s of sentences) {
     const covered = [...query].filter((t) => s.terms.has(t))
     if (covered.length > best.length) best = covered
-    if (covered.length > 0 && CHANGE_CUE.test(s.text) && HAS_NUMBER.test(s.text)) for (const t of covered) cued.add(t)
+    if (covered.length > 0 && CHANGE_CUE.test(s.text) && saysNumber(s.text)) for (const t of covered) cued.add(t)
   }
   return { best, cued }
 }
