@@ -102,3 +102,24 @@ describe("an update said in other words than the value's", () => {
     stays([said(before, JAN, 0), said(extended, FEB, 1)], "How many full days did I take off in total to rest and recover from the intense work period?")
   })
 })
+
+describe("an update said as a change to a value, asked for by what it is of", () => {
+  const reading = "I'm kinda stressed about my blood pressure reading being 138/85 mmHg, should I talk to my doctor?"
+  const improved = "I just had my blood pressure checked on April 23, and it showed a slight improvement to 135/82 mmHg."
+
+  it("a question for a value the candidates state comes to the later change first, the earlier reading marked", () => {
+    const out = newerWins([said(reading, JAN, 0), said(improved, FEB, 1)], "What was the result of my most recent blood pressure reading?", false)
+    expect(marked(out)).toEqual([
+      [improved, null, null],
+      [reading, FEB, null]
+    ])
+  })
+
+  it("a question for no value (what happened) keeps them as ranked", () => {
+    const out = newerWins([said(reading, JAN, 0), said(improved, FEB, 1)], "What happened with my blood pressure reading lately?", false)
+    expect(marked(out)).toEqual([
+      [reading, null, null],
+      [improved, null, null]
+    ])
+  })
+})

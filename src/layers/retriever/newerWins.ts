@@ -393,15 +393,18 @@ export const newerWins = <A extends Said>(
       if (above >= 0) out.splice(above, 0, out.splice(first, 1)[0]!)
     }
   }
-  // 3. No two values of the slot among them: a later statement that says it changed may still be the update.
-  if (!reordered && kinds !== null && !AGGREGATE.test(query) && !ASKS_HISTORY.test(query) && !includeHistory) cuedUpdate(out, terms, sentencesOf)
+  // 3. No two values of the slot among them: a later statement that says it changed may still be the update, when
+  // the question asks for a value (by its wording, or by naming what one is of that a candidate states).
+  if (!reordered && (kinds !== null || (asked !== null && anchorAt >= 0)) && !AGGREGATE.test(query) && !ASKS_HISTORY.test(query) && !includeHistory) {
+    cuedUpdate(out, terms, sentencesOf, anchorAt >= 0 ? stated[anchorAt]!.mention : null)
+  }
   return out
 }
 
 // An update said in other words than the value's ("I extended my rest day to two full days", "it's been adjusted to
-// $350 monthly", "it's now 10 hours weekly"): a cue of change beside a number.
+// $350 monthly", "it's now 10 hours weekly", "a slight improvement to 135/82 mmHg"): a cue of change beside a number.
 const CHANGE_CUE = new RegExp(
-  `\\b(?:changed|moved|increased|decreased|raised|lowered|extended|shortened|adjusted|updated|bumped|reduced|rescheduled|postponed|pushed back|no longer|(?:now|has reached|have reached)\\s+(?:at\\s+|up to\\s+|down to\\s+)?(?=[$€£\\d]|${NUMBER_WORD}\\b))`,
+  `\\b(?:changed|moved|increased|decreased|raised|lowered|extended|shortened|adjusted|updated|bumped|reduced|rescheduled|postponed|pushed back|no longer|(?:improvement|improved|dropped|rose|fell|went (?:up|down)) to|(?:now|has reached|have reached)\\s+(?:at\\s+|up to\\s+|down to\\s+)?(?=[$€£\\d]|${NUMBER_WORD}\\b))`,
   "i"
 )
 const NUMBER = new RegExp(`[$€£]?\\d|\\b${NUMBER_WORD}\\b`, "gi")
@@ -414,14 +417,19 @@ const CUE_TOP = 10
 /** A cued statement must cover at least this share of the query terms the earlier statement covers. */
 const CUE_SHARE = 0.6
 
-/** The query terms a candidate's best sentence covers, and those its sentences saying a change cover. */
-const coveredBy = (sentences: ReadonlyArray<AnalyzedSentence>, query: ReadonlySet<string>) => {
+/**
+ * The query terms a candidate's best sentence covers, and those its sentences saying a change cover (a change to a
+ * value of the kind and unit of `like`, when the candidates state one: a deadline moved is no change of a budget).
+ */
+const coveredBy = (sentences: ReadonlyArray<AnalyzedSentence>, query: ReadonlySet<string>, like: AttributeMention | null) => {
   let best: Array<string> = []
   const cued = new Set<string>()
   for (const s of sentences) {
     const covered = [...query].filter((t) => s.terms.has(t))
     if (covered.length > best.length) best = covered
-    if (covered.length > 0 && CHANGE_CUE.test(s.text) && saysNumber(s.text)) for (const t of covered) cued.add(t)
+    if (covered.length === 0 || !CHANGE_CUE.test(s.text) || !saysNumber(s.text)) continue
+    if (like !== null && !mentionsOf(s).some((m) => m.kind === like.kind && m.unit === like.unit)) continue
+    for (const t of covered) cued.add(t)
   }
   return { best, cued }
 }
@@ -431,9 +439,14 @@ const coveredBy = (sentences: ReadonlyArray<AnalyzedSentence>, query: ReadonlySe
  * above it says of the question (most of the same question words), moves above it, which is marked with it; once
  * per query, among the best candidates.
  */
-const cuedUpdate = <A extends Said>(out: Array<A & Marks>, query: ReadonlySet<string>, sentencesOf: SentencesOf): void => {
+const cuedUpdate = <A extends Said>(
+  out: Array<A & Marks>,
+  query: ReadonlySet<string>,
+  sentencesOf: SentencesOf,
+  like: AttributeMention | null
+): void => {
   const n = Math.min(out.length, CUE_TOP)
-  const covered = out.slice(0, n).map((c) => (c.said === true && c.at !== undefined ? coveredBy(sentencesOf(c.content), query) : null))
+  const covered = out.slice(0, n).map((c) => (c.said === true && c.at !== undefined ? coveredBy(sentencesOf(c.content), query, like) : null))
   for (let j = 1; j < n; j++) {
     const later = covered[j]
     if (later === null || later === undefined || later.cued.size === 0) continue
