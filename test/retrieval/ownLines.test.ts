@@ -17,6 +17,9 @@ describe("the user's own lines in the raw log's lexical pool", () => {
       yield* logAll("s1", [["user", "The leadership training now needs 10 hours per week."]])
       const results = yield* Effect.flatMap(Retriever, (r) => r.retrieve(query, { k: 10, lexicalOnly: true }))
       expect(results.findIndex((r) => r.content === "The leadership training now needs 10 hours per week.")).toBe(0)
+      // A request for a summary reads the lines as they rank: the replies fill its ten.
+      const summary = yield* Effect.flatMap(Retriever, (r) => r.retrieve(`Can you summarize this: ${query}`, { k: 10, lexicalOnly: true }))
+      expect(summary.findIndex((r) => r.content === "The leadership training now needs 10 hours per week.")).toBe(-1)
     }).pipe(Effect.provide(world()))
   )
 })
