@@ -72,6 +72,9 @@ const MEASURE_UNITS =
   "inches|inch|ft|feet|sq ft|fps|rpm|qps|rps|units|cores?|vcpus?|requests/minute|requests per minute|req/s|" +
   "requests/second|requests per second|words|pages?|points?|steps?|reps?|sets|laps|bpm|°f|°c|degrees"
 
+// A rate after a measure: "a week", "per day", "weekly".
+const RATE = "\\s+(?:a|an|per|each|every)\\s+(?:day|night|week|month|year)(?![a-z])|\\s+(?:daily|nightly|weekly|monthly|yearly)(?![a-z])"
+
 // One pattern per kind, tried in this order at each position.
 const VALUE_PATTERNS: ReadonlyArray<readonly [ValueKind, RegExp]> = [
   ["date", new RegExp(`\\b${MONTH}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?(?:,?\\s+\\d{4})?\\b|\\b\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH}(?:,?\\s+\\d{4})?\\b|\\b\\d{4}-\\d{2}-\\d{2}\\b`, "iy")],
@@ -82,7 +85,8 @@ const VALUE_PATTERNS: ReadonlyArray<readonly [ValueKind, RegExp]> = [
   // "4/5 correct", "19/20 on the quiz"; not a pair with a unit ("138/85 mmHg"), a fraction of a measure, or "24/7".
   ["score", new RegExp(`\\b(?!24\\/7\\b)\\d+\\s?\\/\\s?\\d+\\b(?!\\s?\\d)(?!\\s?(?:${MEASURE_UNITS}|cups?|tbsp|tsp|tablespoons?|teaspoons?)(?![a-z0-9]))`, "iy")],
   // "5.5 hours", "138/85 mmHg", "twenty minutes", "three times a week".
-  ["quantity", new RegExp(`\\b(?:\\d[\\d,]*(?:\\.\\d+)?(?:\\/\\d+)?\\s?|${NUMBER_WORD}\\s+)(?:${MEASURE_UNITS})(?![a-z0-9])`, "iy")],
+  // How often is part of the unit: "10 hours weekly" and "2 hours daily" are not one value.
+  ["quantity", new RegExp(`\\b(?:\\d[\\d,]*(?:\\.\\d+)?(?:\\/\\d+)?\\s?|${NUMBER_WORD}\\s+)(?:${MEASURE_UNITS})(?![a-z0-9])(?:${RATE})?`, "iy")],
   // A year ("2024 Q1") counts nothing.
   ["count", new RegExp(`\\b(?!(?:19|20)\\d{2}\\b)(?:\\d[\\d,]*(?:\\.\\d+)?|${NUMBER_WORD})(?:-[a-z]+)?(?=\\s+[a-z])`, "iy")]
 ]
@@ -162,12 +166,12 @@ const wordsNamed = (text: string, tokens: ReadonlyArray<Token>, end: number): Ar
 }
 
 // "$120 per week at Whole Foods", "$40 a month on streaming": where or on what an amount goes, after how often.
-const AT_OR_ON = /^(?:\s+(?:per|a|an|each|every)\s+(?:day|night|week|month|year|session|visit|trip)|\s+(?:daily|nightly|weekly|monthly|yearly))?\s+(?:at|on|for)\s+(?:(?:a|an|the|my|our|his|her|their|your)\s+)?/i
+const AT_OR_ON = /^(?:\s+(?:per|a|an|each|every)\s+(?:day|night|week|month|year|session|visit|trip)|\s+(?:daily|nightly|weekly|monthly|yearly))?\s+(?:at|on|for)\s+(?:(?:a|an|the|this|that|my|our|his|her|their|your)\s+)?/i
 
 /** The words naming where or on what an amount goes, after "at" / "on" / "for" (none when no such phrase follows). */
-const wordsSpentOn = (text: string, tokens: ReadonlyArray<Token>, end: number): Array<Token> => {
+const wordsSpentOn = (text: string, tokens: ReadonlyArray<Token>, end: number, purposeOnly = false): Array<Token> => {
   const m = AT_OR_ON.exec(text.slice(end, end + 40))
-  return m === null ? [] : wordsAfter(text, tokens, end + m[0].length)
+  return m === null || (purposeOnly && !/\bfor\s/i.test(m[0])) ? [] : wordsAfter(text, tokens, end + m[0].length)
 }
 
 // Past participles between an attribute and its value are verbs ("checked on", "adjusted to").
@@ -207,7 +211,8 @@ const COUNT_PARTS = new RegExp(`^(\\d[\\d,]*(?:\\.\\d+)?|${NUMBER_WORD})(?:-([a-
 
 // How often: "three times a week" and "3 times weekly" are both in "times/week".
 const TIMES = /^times (?:(?:a|per|each) (day|week|month|year)|(daily|weekly|monthly|yearly))$/
-const PERIOD_OF: Record<string, string> = { daily: "day", weekly: "week", monthly: "month", yearly: "year" }
+const PERIOD_OF: Record<string, string> = { daily: "day", nightly: "night", weekly: "week", monthly: "month", yearly: "year" }
+const RATE_PARTS = /^(.+?)\s+(?:(?:a|an|per|each|every)\s+(day|night|week|month|year)|(daily|nightly|weekly|monthly|yearly))$/
 
 /** "1,250" -> "1250", "twenty-five" -> "25". */
 const numberOf = (said: string): string => String(numberWordValue(said) ?? said.replace(/,/g, ""))
@@ -226,7 +231,10 @@ const normalizeValue = (kind: ValueKind, raw: string): { value: string; unit: st
     case "quantity": {
       const m = QUANTITY_PARTS.exec(text)!
       const times = TIMES.exec(m[3]!)
-      const unit = times !== null ? `times/${times[1] ?? PERIOD_OF[times[2]!]!}` : (UNIT_ALIASES[m[3]!] ?? m[3]!)
+      const rate = times === null ? RATE_PARTS.exec(m[3]!) : null
+      const base = rate !== null ? rate[1]! : m[3]!
+      const per = rate === null ? "" : `/${rate[2] ?? PERIOD_OF[rate[3]!]!}`
+      const unit = times !== null ? `times/${times[1] ?? PERIOD_OF[times[2]!]!}` : (UNIT_ALIASES[base] ?? base) + per
       return { value: `${numberOf(m[1] ?? m[2]!)} ${unit}`, unit }
     }
     case "count": {
@@ -315,8 +323,9 @@ export const attributeMentions = (text: string): Array<AttributeMention> => {
         const before = wordsBefore(text, tokens, anchor >= 0 && start - anchor < 40 ? anchor : start)
         if (before.length > 0) words = before
         else if (kind === "date" || kind === "time" || kind === "version") words = []
-        // Nothing names the amount itself ("I'm spending $120 per week at Whole Foods"): where it goes does.
-        else if (kind === "money") words = wordsSpentOn(text, tokens, end)
+        // Nothing names the amount itself ("I'm spending $120 per week at Whole Foods"): where it goes does; what a
+        // measure is for ("8 hours weekly for this training"), not where it is spent ("3 hours a week at the gym").
+        else if (kind === "money" || kind === "quantity") words = wordsSpentOn(text, tokens, end, kind === "quantity")
       }
       if (words.length === 0) {
         previousEnd = end

@@ -28,6 +28,18 @@ describe("attribute mentions", () => {
   })
 })
 
+describe("rates", () => {
+  it("how often is part of a measure's unit: hours a week and hours a day are not one value", () => {
+    const units = (text: string) => attributeMentions(text).map((m) => [m.attribute, m.value, m.unit])
+    expect(units("The leadership training is now 10 hours weekly.")).toEqual([["leadership training", "10 h/week", "h/week"]])
+    expect(units("The leadership training now takes 8 hours per week.")).toEqual([["leadership training", "8 h/week", "h/week"]])
+    expect(units("My interview practice takes 2 hours daily.")).toEqual([["interview practice", "2 h/day", "h/day"]])
+    expect(units("My interview practice takes 2 hours.")).toEqual([["interview practice", "2 h", "h"]])
+    expect(isUpdate("The leadership training is 8 hours weekly.", "The leadership training is now 10 hours weekly.")).toBe(true)
+    expect(isUpdate("The leadership training is 8 hours weekly.", "The leadership training is now 2 hours daily.")).toBe(false)
+  })
+})
+
 describe("value forms people update", () => {
   it("durations with decimals, what an amount is of or is as, scores followed by words, pressure pairs, number words, accents", () => {
     expect(slots("I've been averaging 5.5 hours of sleep nightly.")).toEqual([["sleep", "5.5 h", "quantity"]])
@@ -60,8 +72,9 @@ describe("value forms people update", () => {
     expect(slots("I spend $15 a month on my streaming service.")).toEqual([["streaming service", "$15", "money"]])
     // What names the amount itself still wins over where it goes.
     expect(slots("My grocery budget is $120 per week at Whole Foods.")).toEqual([["grocery budget", "$120", "money"]])
-    // Only amounts: a duration nothing names stays unread.
+    // A duration nothing names is of what it is for, not of where it is spent.
     expect(slots("I'm currently spending 3 hours per week at the gym.")).toEqual([])
+    expect(slots("I've allocated 8 hours weekly for this training.")).toEqual([["training", "8 h/week", "quantity"]])
     // "adjusting" is how the value came about, as "adjusted" is.
     expect(slots("My weekly spending at Whole Foods is adjusting to $115.")).toEqual([["whole foods", "$115", "money"]])
     expect(isUpdate("I'm spending $120 per week at Whole Foods.", "I'm now spending $115 per week at Whole Foods.")).toBe(false)

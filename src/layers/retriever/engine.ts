@@ -363,8 +363,18 @@ const rawLexical = (
   }
   // Scored once per query: a second pass only refuses more lines.
   if (memo.raw === null || memo.raw.view !== raw) memo.raw = { view: raw, ranking: raw.lexical.ranking(req.query) }
-  return { hits: memo.raw.ranking.take(pool(req.k), accept), accept }
+  const hits = memo.raw.ranking.take(pool(req.k), accept)
+  // The assistant's long replies restate what the user said and can fill the pool: the user's own best lines
+  // are looked at as deeply, so a short statement of theirs ("it's now 10 hours weekly") stays a candidate. A
+  // request for a summary wants the conversation's breadth, as the lines rank.
+  if (SUMMARY.test(req.query)) return { hits, accept }
+  const taken = new Set(hits.map((h) => h.key))
+  const own = memo.raw.ranking.take(pool(req.k), (key) => raw.docs.get(key)?.role === "user" && accept(key)).filter((h) => !taken.has(h.key))
+  return { hits: own.length === 0 ? hits : [...hits, ...own].sort((a, b) => b.score - a.score), accept }
 }
+
+/** A request for a summary ("Can you summarize…", "a detailed overview of…"). */
+const SUMMARY = /\b(?:summar(?:y|ies|ize|ise|izing)|overview|recap)\b/i
 
 /** User lines a denial lookup returns at most, of at most this many best matches looked at. */
 const DENIAL_LOOKUP_LINES = 5

@@ -7,6 +7,7 @@ import type { SourceRef } from "../../domain/Message.js"
 import type { ConflictsWith, SupersededBy, Updated } from "../../domain/Result.js"
 import { analyze } from "../../search/IndexAnalyzer.js"
 import { type AttributeMention, askedAttribute, attributeMentions, isAimed, isThreshold, namesThing } from "../../text/attributes.js"
+import { NUMBER_WORD } from "../../text/numberWords.js"
 import { splitSentences } from "../../text/sentences.js"
 
 /** What newerWins needs of a candidate besides its content. */
@@ -47,13 +48,20 @@ const EXPECTED: ReadonlyArray<readonly [RegExp, ReadonlySet<AttributeMention["ki
   [/\bwhen\b|\bwhat (?:date|day|time)\b|\bdeadline\b/i, new Set(["date", "time"])]
 ]
 
+// A question for a sum of values ("How many total hours…", "…combined?") asks for every one of them, none is current.
+const AGGREGATE = /\b(?:total|combined|altogether|in all|sum)\b/i
+
 // A question about a goal or a limit asks for the threshold itself ("What is my target weight?", "the limit below which …").
 const THRESHOLD_QUERY = /\b(?:goals?|targets?|aim(?:s|ing)?|limits?|below|under|above|at least|at most|less than|more than)\b/i
 
 /** A candidate's sentence stating a value counts when it covers at least this share of the query's terms. */
 const MIN_COVERAGE = 0.4
+/** ... or this share, when it is of the kind the question asks for and its attribute names the thing asked about. */
+const MIN_NAMED_COVERAGE = 0.25
 /** Other statements of the value must cover at least this share of what the best-ranked one covers. */
 const COVERAGE_RATIO = 0.6
+/** ... or this share, when their attribute is what the question asks the value of, word for word. */
+const NAMED_COVERAGE_RATIO = 0.5
 /** Only the best candidates are compared (they are what the agent sees, and what it costs to look). */
 export const NEWER_WINS_POOL = 30
 
@@ -61,6 +69,8 @@ interface Stated {
   readonly mention: AttributeMention
   readonly coverage: number
   readonly words: ReadonlyArray<string>
+  /** The index terms of the sentence that states it. */
+  readonly sentence: ReadonlySet<string>
 }
 
 interface AnalyzedSentence {
@@ -145,7 +155,7 @@ const statedValue = (
       const shared = words.filter((w) => query.has(w)).length
       if (shared === 0) continue
       const score = shared + unitWords(m.unit).filter((w) => query.has(w)).length
-      if (score > named) [chosen, named] = [{ mention: m, coverage, words }, score]
+      if (score > named) [chosen, named] = [{ mention: m, coverage, words, sentence: s.terms }, score]
     }
     if (chosen !== null) best = chosen
   }
@@ -153,15 +163,19 @@ const statedValue = (
 }
 
 /**
- * Whether a statement gives the value the anchor gives: same kind and unit, it covers the query nearly as well,
- * and its attribute says nothing the query and the anchor's attribute do not ("my monthly travel budget" is not
- * the "monthly book budget" asked about).
+ * Whether a statement gives the value the anchor gives: same kind and unit; it covers the query nearly as well,
+ * or half as well when its attribute is what the question asks the value of ("a safety inspection coming up on
+ * March 25" beside "a safety inspection for the preferred apartment on March 23"); and its attribute says
+ * nothing the query, the anchor's attribute and the anchor's own sentence do not ("my monthly travel budget" is
+ * not the "monthly book budget" asked about; "enough budget for my photography gear, I've allocated $300"
+ * speaks of a budget).
  */
-const sameValueAs = (s: Stated, anchor: Stated, query: ReadonlySet<string>): boolean =>
-  s.mention.kind === anchor.mention.kind &&
-  s.mention.unit === anchor.mention.unit &&
-  s.coverage >= COVERAGE_RATIO * anchor.coverage &&
-  s.words.every((w) => query.has(w) || anchor.words.includes(w))
+const sameValueAs = (s: Stated, anchor: Stated, query: ReadonlySet<string>, asked: ReadonlyArray<string> | null): boolean => {
+  if (s.mention.kind !== anchor.mention.kind || s.mention.unit !== anchor.mention.unit) return false
+  if (!s.words.every((w) => query.has(w) || anchor.words.includes(w) || anchor.sentence.has(w))) return false
+  const named = asked !== null && asked.length > 0 && asked.every((w) => s.words.includes(w))
+  return s.coverage >= (named ? NAMED_COVERAGE_RATIO : COVERAGE_RATIO) * anchor.coverage
+}
 
 // What is denied ends with its clause ("I have never upgraded any furniture in my living room, which seems weird"),
 // or where another clause begins ("…these problems before and I need help").
@@ -337,11 +351,18 @@ export const newerWins = <A extends Said>(
   const stated = ranked
     .slice(0, n)
     .map((c) => (c.said === true && c.at !== undefined ? statedValue(sentencesOf(c.content), terms, kinds, given, asked, asksThreshold) : null))
-  const anchorAt = stated.findIndex((s) => s !== null && s.coverage >= MIN_COVERAGE)
+  // A value of the kind the question asks for, of the thing it asks about by name ("the pegboard installation that
+  // was completed on September 18" for "When was the wall-mounted pegboard … installed …?"), sets the slot on less.
+  const thing = asked === null ? null : asked[asked.length - 1]!
+  let reordered = false
+  const anchorAt = stated.findIndex(
+    (s) => s !== null && (s.coverage >= MIN_COVERAGE || (kinds !== null && thing !== null && s.words.includes(thing) && s.coverage >= MIN_NAMED_COVERAGE))
+  )
   if (anchorAt >= 0) {
     const anchor = stated[anchorAt]!
-    const members = stated.flatMap((s, i) => (s !== null && (i === anchorAt || sameValueAs(s, anchor, terms)) ? [i] : []))
+    const members = stated.flatMap((s, i) => (s !== null && (i === anchorAt || sameValueAs(s, anchor, terms, asked)) ? [i] : []))
     if (new Set(members.map((i) => stated[i]!.mention.value)).size >= 2) {
+      reordered = true
       const at = (i: number) => ranked[i]!.at!
       const value = (i: number) => stated[i]!.mention.value
       const byTime = [...members].sort((a, b) => (at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : a - b))
@@ -376,6 +397,71 @@ export const newerWins = <A extends Said>(
       if (above >= 0) out.splice(above, 0, out.splice(first, 1)[0]!)
     }
   }
-
+  // 3. No two values of the slot among them: a later statement that says it changed may still be the update, when
+  // the question asks for a value (by its wording, or by naming what one is of that a candidate states).
+  if (!reordered && (kinds !== null || (asked !== null && anchorAt >= 0)) && !AGGREGATE.test(query) && !ASKS_HISTORY.test(query) && !includeHistory) {
+    cuedUpdate(out, terms, sentencesOf, anchorAt >= 0 ? stated[anchorAt]!.mention : null)
+  }
   return out
+}
+
+// An update said in other words than the value's ("I extended my rest day to two full days", "it's been adjusted to
+// $350 monthly", "it's now 10 hours weekly", "a slight improvement to 135/82 mmHg"): a cue of change beside a number.
+const CHANGE_CUE = new RegExp(
+  `\\b(?:changed|moved|increased|decreased|raised|lowered|extended|shortened|adjusted|updated|bumped|reduced|rescheduled|postponed|pushed back|no longer|(?:improvement|improved|dropped|rose|fell|went (?:up|down)) to|(?:now|has reached|have reached)\\s+(?:at\\s+|up to\\s+|down to\\s+)?(?=[$€£\\d]|${NUMBER_WORD}\\b))`,
+  "i"
+)
+const NUMBER = new RegExp(`[$€£]?\\d|\\b${NUMBER_WORD}\\b`, "gi")
+// A number wished for or supposed is no value that holds ("It was supposed to be 30 guests, but plans changed").
+const WISHED = /\b(?:supposed to|meant to|want(?:ed)?|would like|hop(?:e|ed|ing)|plan(?:ned|ning)? to|aim(?:ed|ing)? (?:for|to))\b[^.;!?]*$/i
+/** Whether a sentence says a number that is not only wished for or supposed. */
+const saysNumber = (text: string): boolean => [...text.matchAll(NUMBER)].some((m) => !WISHED.test(text.slice(Math.max(0, m.index - 60), m.index)))
+/** Only a cued statement among this many best candidates moves (it is about the question nearly as much). */
+const CUE_TOP = 10
+/** A cued statement must cover at least this share of the query terms the earlier statement covers. */
+const CUE_SHARE = 0.6
+
+/**
+ * The query terms a candidate's best sentence covers, and those its sentences saying a change cover (a change to a
+ * value of the kind and unit of `like`, when the candidates state one: a deadline moved is no change of a budget).
+ */
+const coveredBy = (sentences: ReadonlyArray<AnalyzedSentence>, query: ReadonlySet<string>, like: AttributeMention | null) => {
+  let best: Array<string> = []
+  const cued = new Set<string>()
+  for (const s of sentences) {
+    const covered = [...query].filter((t) => s.terms.has(t))
+    if (covered.length > best.length) best = covered
+    if (covered.length === 0 || !CHANGE_CUE.test(s.text) || !saysNumber(s.text)) continue
+    if (like !== null && !mentionsOf(s).some((m) => m.kind === like.kind && m.unit === like.unit)) continue
+    for (const t of covered) cued.add(t)
+  }
+  return { best, cued }
+}
+
+/**
+ * A later statement of the user's saying that something changed, about what an earlier statement of theirs ranked
+ * above it says of the question (most of the same question words), moves above it, which is marked with it; once
+ * per query, among the best candidates.
+ */
+const cuedUpdate = <A extends Said>(
+  out: Array<A & Marks>,
+  query: ReadonlySet<string>,
+  sentencesOf: SentencesOf,
+  like: AttributeMention | null
+): void => {
+  const n = Math.min(out.length, CUE_TOP)
+  const covered = out.slice(0, n).map((c) => (c.said === true && c.at !== undefined ? coveredBy(sentencesOf(c.content), query, like) : null))
+  for (let j = 1; j < n; j++) {
+    const later = covered[j]
+    if (later === null || later === undefined || later.cued.size === 0) continue
+    const i = covered.findIndex((earlier, at) => {
+      if (at >= j || earlier === null || earlier.best.length < 2 || out[at]!.at! >= out[j]!.at!) return false
+      return earlier.best.filter((t) => later.cued.has(t)).length >= CUE_SHARE * earlier.best.length
+    })
+    if (i < 0) continue
+    const now = out[j]!
+    Object.assign(out[i]!, { supersededBy: { at: now.at!, ...refOf(now) } })
+    out.splice(i, 0, out.splice(j, 1)[0]!)
+    return
+  }
 }
