@@ -1,12 +1,11 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { dataPaths } from "./paths.js"
 import { checkPrivateDir, privateDirProblem } from "./privateDir.js"
-import { randomHex } from "./randomHex.js"
 import { readSecret } from "./secretFile.js"
-import { hmacSha256Hex, sha256Hex } from "./sha256.js"
 
 // Where the hook server of a data dir listens, and the one-line JSON protocol between it and the hooks.
 // Plain Node on purpose: the hook client runs on every prompt and must not load Effect.
@@ -35,7 +34,7 @@ export const hookSocketDir = (dataDir: string): string => {
   const inside = path.join(dataDir, "run")
   if (inside.length + "/hook-0123456789abcdef.sock".length <= MAX_SOCKET_PATH) return inside
   const uid = typeof process.getuid === "function" ? process.getuid() : 0
-  const id = sha256Hex(dataDir).slice(0, 16)
+  const id = createHash("sha256").update(dataDir).digest("hex").slice(0, 16)
   return path.join(os.tmpdir(), `awhm-${uid}`, id)
 }
 
@@ -119,18 +118,14 @@ export const MAX_REQUEST_BYTES = 16 * 1024 * 1024
 
 /** What proves knowledge of the data dir's token for a nonce, without revealing the token. */
 export const tokenProof = (token: string, side: "server" | "client", nonce: string): string =>
-  hmacSha256Hex(token, `${side}\0${nonce}`)
+  createHmac("sha256", token).update(`${side}\0${nonce}`).digest("hex")
 
 /** Whether `a` is the proof `b`, in a time that does not depend on where they differ. */
-const sameProof = (a: unknown, b: string): boolean => {
-  if (typeof a !== "string" || a.length !== b.length) return false
-  let diff = 0
-  for (let i = 0; i < b.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i)
-  return diff === 0
-}
+const sameProof = (a: unknown, b: string): boolean =>
+  typeof a === "string" && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b))
 
 /** A fresh nonce for one side of the handshake. */
-export const newNonce = (): string => randomHex(16)
+export const newNonce = (): string => randomBytes(16).toString("hex")
 
 /**
  * Sends one request to the server at `socketPath`, after the server has proved it knows the data dir's

@@ -1,6 +1,6 @@
+import { createHash } from "node:crypto"
 import * as os from "node:os"
 import * as path from "node:path"
-import { sha256Hex } from "./sha256.js"
 
 /** Expands a leading `~` and `$VARS` like the reference does. */
 export const expandPath = (p: string): string => {
@@ -33,7 +33,7 @@ export const encodeSessionId = (id: string): string => {
       return /[A-Za-z0-9_-]/.test(c) ? c : "%" + b.toString(16).toUpperCase().padStart(2, "0")
     })
     .join("")
-  return encoded.length <= MAX_ENCODED ? encoded : "~" + sha256Hex(id)
+  return encoded.length <= MAX_ENCODED ? encoded : "~" + createHash("sha256").update(id).digest("hex")
 }
 
 /** The inverse of encodeSessionId, or null for a hashed (long) name. */

@@ -1,8 +1,8 @@
+import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { READ_NOFOLLOW } from "./noFollow.js"
 import { ensurePrivateDir } from "./privateDir.js"
-import { randomHex } from "./randomHex.js"
 
 // Secrets of a data dir (the tombstone salt, the hook token): 32 random bytes in hex, owner-only.
 
@@ -33,8 +33,8 @@ export const readOrCreateSecret = (file: string): string => {
   const existing = readSecret(file)
   if (existing !== null) return existing
   const dir = ensurePrivateDir(path.dirname(file))
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.${randomHex(4)}.tmp`)
-  fs.writeFileSync(tmp, randomHex(32) + "\n", { mode: 0o600, flag: "wx" })
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.${randomBytes(4).toString("hex")}.tmp`)
+  fs.writeFileSync(tmp, randomBytes(32).toString("hex") + "\n", { mode: 0o600, flag: "wx" })
   try {
     fs.linkSync(tmp, file)
   } catch (e) {
