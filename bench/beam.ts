@@ -32,7 +32,8 @@ const f = (x: number | undefined) => (x === undefined ? "-" : x.toFixed(3))
 
 const table = (name: string, r: BeamReport): Array<string> => [
   `${name}: ${r.chats} chats, ${r.messages} messages, ${r.questions} questions, ${r.nodes} nodes, ingest ${r.ingest_seconds.toFixed(0)} s, ` +
-    `query p50 ${r.latency_ms.p50.toFixed(1)} ms / p95 ${r.latency_ms.p95.toFixed(1)} ms, Stage 1 supersessions ${r.supersessions.count}.`,
+    `query p50 ${r.latency_ms.p50.toFixed(1)} ms / p95 ${r.latency_ms.p95.toFixed(1)} ms, Stage 1 supersessions ${r.supersessions.count}` +
+      ` (knowledge-update pairs among them: ${r.supersessions.update_pairs_superseded} of ${r.supersessions.update_pairs}).`,
   "",
   "| ability | n | @5 | @10 | MRR | stale-first | both@10 | BM25 @5 | BM25 @10 | BM25 MRR | BM25 stale-first | BM25 both@10 |",
   "|---|---|---|---|---|---|---|---|---|---|---|---|",

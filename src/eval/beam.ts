@@ -5,7 +5,9 @@
 // updates), both statements in the top 10 (contradictions); the same for a plain BM25 over the raw turns.
 import { Effect } from "effect"
 import type { AwhmConfigShape } from "../domain/Config.js"
+import type { MemoryNode } from "../domain/Node.js"
 import type { RetrievalResult } from "../domain/Result.js"
+import { refKey } from "../layers/retriever/rank.js"
 import type { RetrieverOptions } from "../layers/retriever/service.js"
 import { LexicalIndex } from "../search/LexicalIndex.js"
 import { Embedder } from "../services/Embedder.js"
@@ -91,8 +93,16 @@ export interface BeamReport {
   readonly abilities: Record<string, AbilityFigures>
   /** The anchor: plain BM25 (the shared tokenizer, k1 1.5, b 0.75) over every raw message. */
   readonly anchor: Record<string, AbilityFigures>
-  /** Stage 1's supersessions: how many, and an even sample of them (oldest chat first). */
-  readonly supersessions: { readonly count: number; readonly sample: ReadonlyArray<Supersession> }
+  /**
+   * Stage 1's supersessions: how many, an even sample of them (oldest chat first), and of the knowledge-update
+   * questions, how many have a node from an updated turn superseding one from its stale turn (Stage 1 reached it).
+   */
+  readonly supersessions: {
+    readonly count: number
+    readonly update_pairs: number
+    readonly update_pairs_superseded: number
+    readonly sample: ReadonlyArray<Supersession>
+  }
   readonly cases: ReadonlyArray<BeamCase>
 }
 
@@ -150,6 +160,8 @@ interface ChatRun {
   readonly nodes: number
   readonly ingestSeconds: number
   readonly supersessions: Array<Supersession>
+  /** The ids of the update questions whose stale node an updated node supersedes. */
+  readonly updatesSuperseded: ReadonlySet<string>
 }
 
 const replayChat = (chat: BeamChat, options: BeamEvalOptions) =>
@@ -183,13 +195,20 @@ const replayChat = (chat: BeamChat, options: BeamEvalOptions) =>
       retrieved.set(q.id, resultTurns(found, beamIds, (id) => entities.has(id)))
     }
     const supersessions: Array<Supersession> = []
+    // BEAM turn pairs (superseded, superseding) of every supersession.
+    const turnPairs = new Set<string>()
+    const turnsOf = (n: MemoryNode) => n.sourceRefs.flatMap((ref) => beamIds.get(refKey(ref.sessionId, ref.messageIndex)) ?? [])
     for (const n of graph.nodes.values()) {
       for (const old of n.supersedes) {
         const o = graph.nodes.get(old)
-        if (o !== undefined) supersessions.push({ chat: chat.name, superseded: clip(o.content), by: clip(n.content), at: n.validFrom })
+        if (o === undefined) continue
+        supersessions.push({ chat: chat.name, superseded: clip(o.content), by: clip(n.content), at: n.validFrom })
+        for (const a of turnsOf(o)) for (const b of turnsOf(n)) turnPairs.add(`${a}>${b}`)
       }
     }
-    return { retrieved, latencies, messages, nodes: graph.nodes.size, ingestSeconds, supersessions } satisfies ChatRun
+    const reached = (t: BeamTargets) => t.kind === "update" && t.stale.some((a) => t.current.some((b) => turnPairs.has(`${a}>${b}`)))
+    const updatesSuperseded = new Set(chat.questions.filter((q) => reached(q.targets)).map((q) => q.id))
+    return { retrieved, latencies, messages, nodes: graph.nodes.size, ingestSeconds, supersessions, updatesSuperseded } satisfies ChatRun
   })
 
 /** The length of the chat's longest message. */
@@ -248,7 +267,12 @@ export const runBeamEval = Effect.fn("runBeamEval")(function* (dir: string, conf
     latency_ms: latencySummary(runs.flatMap((r) => r.run.latencies)),
     abilities: abilityFigures(questions.map((x) => ({ ability: x.q.ability, kind: x.q.targets.kind, outcome: x.outcome }))),
     anchor: abilityFigures(questions.map((x) => ({ ability: x.q.ability, kind: x.q.targets.kind, outcome: x.anchor }))),
-    supersessions: { count: supersessions.length, sample: evenSample(supersessions, SAMPLE) },
+    supersessions: {
+      count: supersessions.length,
+      update_pairs: questions.filter((x) => x.q.targets.kind === "update").length,
+      update_pairs_superseded: runs.reduce((n, r) => n + r.run.updatesSuperseded.size, 0),
+      sample: evenSample(supersessions, SAMPLE)
+    },
     cases: questions.map((x) => ({
       id: x.q.id,
       ability: x.q.ability,
@@ -275,7 +299,7 @@ export const summarizeBeam = (r: BeamReport): string => {
   return [
     `AWHM BEAM replay: ${r.corpus} (embedder ${r.embedder}${r.lexical_only ? ", lexical-only queries" : ""})`,
     `  chats ${r.chats}, messages ${r.messages}, questions ${r.questions}, nodes ${r.nodes}, ingest ${r.ingest_seconds.toFixed(1)}s, query p50/p95 ${r.latency_ms.p50.toFixed(1)} / ${r.latency_ms.p95.toFixed(1)} ms`,
-    `  Stage 1 supersessions: ${r.supersessions.count}`,
+    `  Stage 1 supersessions: ${r.supersessions.count}; knowledge-update pairs it superseded: ${r.supersessions.update_pairs_superseded} of ${r.supersessions.update_pairs}`,
     "  By ability (awhm, then plain BM25 over the raw turns):",
     ...names.flatMap((n) => [
       `    ${n.padEnd(width)}  n ${String(r.abilities[n]!.questions).padStart(3)}  awhm  ${row(r.abilities[n]!)}`,

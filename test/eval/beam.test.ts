@@ -96,8 +96,11 @@ describe("awhm eval --format beam", () => {
     expect(report.abilities.knowledge_update).toEqual({ questions: 1, target_at_5: 1, target_at_10: 1, mrr: 1, stale_first_rate: 0 })
     expect(report.abilities.contradiction_resolution).toMatchObject({ questions: 1, target_at_10: 1, both_at_10: 1 })
     expect(report.anchor.knowledge_update.questions).toBe(1)
+    // Stage 1 put the commit count's two statements in one slot: the one update pair is reached.
     expect(report.supersessions).toEqual({
       count: 1,
+      update_pairs: 1,
+      update_pairs_superseded: 1,
       sample: [{ chat: "1", superseded: "Our repo has 150 commits merged so far.", by: "Good news: the repo has now reached 165 commits.", at: "2024-02-10T00:00:00.000Z" }]
     })
     expect(report.cases.map((c: { id: string }) => c.id)).toEqual([
