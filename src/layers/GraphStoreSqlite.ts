@@ -760,7 +760,9 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       // As commit: the cached graph takes the changes (a cache another process made stale is re-read all the same).
       updatePart: <A, E, R>(f: (reader: GraphReader) => Effect.Effect<readonly [A, GraphChanges], E, R>) =>
         writeTransaction(Effect.suspend(() => f(writerReader)), () => cache).pipe(
-          Effect.mapError((e) => (e instanceof SqlError ? fail("save")(e) : e))
+          Effect.mapError((e) => (e instanceof SqlError ? fail("save")(e) : e)),
+          // A cache: failing to save it fails nothing.
+          Effect.tap(() => Effect.flatMap(stampNow, vectors.saveAfterWrite).pipe(Effect.ignore))
         ),
       replaceAll: (graph) =>
         writeTransaction(

@@ -106,6 +106,27 @@ describe("GraphStoreSqlite's vector image", () => {
     })
   )
 
+  it.scopedLive("a write that found no image and read every row saves one after its commit, of the committed version", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir()
+      const writer = yield* open(dir)
+      // Written, never searched: no image yet (as after a fresh import, or a hard delete that removed it).
+      yield* writer.commit({ upsertNodes: [node("a", unit(1, 0, 0, 0)), node("b", unit(0, 1, 0, 0))] })
+      expect(fs.existsSync(graphVectorsFile(dir))).toBe(false)
+      const seen = yield* (yield* open(dir)).updatePart((reader) =>
+        Effect.map(reader.vectorTopK({ vector: unit(0, 1, 0, 0), modelId: "m", k: 1, filter }), (hits) =>
+          [hits?.map((h) => h.id) ?? null, { upsertNodes: [node("c", unit(0, 0, 1, 0))] }] as const
+        )
+      )
+      expect(seen).toEqual(["b"])
+      const sql = yield* inspect(dir)
+      const [row] = yield* sql<{ value: string }>`SELECT value FROM meta WHERE key = 'vectors_version'`
+      expect(savedVersion(dir)).toBe(Number(row!.value))
+      // It holds the write's own vector too: a new process answers from it.
+      expect(yield* top(yield* open(dir), unit(0, 0, 1, 0))).toEqual(["c", "a", "b"])
+    })
+  )
+
   it.scopedLive("a damaged image is ignored and replaced", () =>
     Effect.gen(function* () {
       const dir = yield* tempDir()

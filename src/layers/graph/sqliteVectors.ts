@@ -90,6 +90,8 @@ const put = (held: { index: VectorIndex | null }, r: VectorRow): boolean => {
 export const makeVectorSource = (sql: SqlClient.SqlClient, files: VectorImageFiles | null) => {
   let held: Held | null = null
   let heldStamp: string | null = null
+  // A writer read every row and saved nothing (saveImage false): the model it read for, saved after its commit.
+  let unsavedFullRead: { readonly modelId: string | null } | null = null
   const ofModel = (modelId: string | null) => (modelId === null ? sql`1` : sql`(embed_model IS NULL OR embed_model = ${modelId})`)
   const versionNow = Effect.map(
     sql<{ value: string }>`SELECT value FROM meta WHERE key = 'vectors_version'`,
@@ -161,12 +163,26 @@ export const makeVectorSource = (sql: SqlClient.SqlClient, files: VectorImageFil
       let next = from !== null && from.version === version ? from : null
       const changed = next === null
       if (next === null && from !== null) next = yield* follow(from, version)
+      const fullRead = next === null
       if (next === null) next = yield* readAll(modelId, version)
       held = next
       heldStamp = stamp
       if (changed && saveImage) yield* save(next)
+      if (fullRead && !saveImage) unsavedFullRead = { modelId }
       return next.index
     })
 
-  return { vectorsFor }
+  /**
+   * After a writer's commit: when the write had to read every vector (no usable image), the image is brought
+   * to the committed version (the writer's own changes, through the log) and saved, so the next writer of a
+   * data dir no reader has opened yet (a fresh import, after a hard delete) does not read every row again.
+   */
+  const saveAfterWrite = (stamp: string) =>
+    Effect.suspend(() => {
+      const pending = unsavedFullRead
+      unsavedFullRead = null
+      return pending === null ? Effect.void : Effect.asVoid(vectorsFor(pending.modelId, stamp, true))
+    })
+
+  return { vectorsFor, saveAfterWrite }
 }
