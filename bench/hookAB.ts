@@ -3,11 +3,13 @@
 // server (its readiness from spawn to the first answer, then warm prompts). Client CPU from bash's `times`,
 // the server's own CPU per prompt from /proc. HOOK_AB_DIR: the data dir (default: a 100k one seeded for the
 // run; hooks write into it, so use a copy); BEFORE_BIN: the older dist/awhm.cjs (without it, this build
-// alone); HOOK_AB_RUNS (in-process runs per build, default 10), HOOK_AB_ROUNDS (server starts per build, 3).
+// alone); HOOK_AB_RUNS (in-process runs per build, default 10), HOOK_AB_ROUNDS (server starts per build, 3);
+// HOOK_AB_SESSION_LINES (default 0): messages each bench session already holds (a long Claude Code session).
 import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { dataPaths } from "../src/store/paths.js"
 import { QUERIES } from "./scale.js"
 import { seedDataDir } from "./scaleSeed.js"
 import { childCpuMs, median } from "./stats.js"
@@ -17,6 +19,18 @@ const RUNS = Number(process.env["HOOK_AB_RUNS"] ?? 10)
 const ROUNDS = Number(process.env["HOOK_AB_ROUNDS"] ?? 3)
 const SERVED_PER_ROUND = 10
 const TICK_MS = 1000 / 100
+const SESSION_LINES = Number(process.env["HOOK_AB_SESSION_LINES"] ?? 0)
+
+/** Gives a bench session `n` earlier messages (written as awhm writes them), unless its log exists. */
+const longSession = (dataDir: string, session: string, n: number) => {
+  const file = dataPaths(dataDir).logFile(`claude-${session}`)
+  if (n === 0 || fs.existsSync(file)) return
+  const at = Date.parse("2025-06-01T09:00:00.000Z")
+  const lines = Array.from({ length: n }, (_, i) =>
+    JSON.stringify({ timestamp: new Date(at + i * 60_000).toISOString(), session_id: `claude-${session}`, role: i % 2 === 0 ? "user" : "assistant", content: `Step ${i}: we moved the ${QUERIES[i % QUERIES.length]!.split(" ").slice(2, 5).join(" ")} notes to the shared folder`, metadata: {}, index: i })
+  )
+  fs.writeFileSync(file, lines.join("\n") + "\n", { mode: 0o600 })
+}
 
 const env = (dataDir: string, server: boolean): NodeJS.ProcessEnv => {
   const e: NodeJS.ProcessEnv = { ...process.env, AWHM_DATA_DIR: dataDir, AWHM_EMBEDDER: "mock", AWHM_HOOK_SERVER: server ? "1" : "0" }
@@ -91,6 +105,7 @@ export async function run(): Promise<string> {
   const samples = new Map<string, Samples>(bins.map(([label]) => [label, { inProcess: [], served: [], serverCpu: [], ready: [] }]))
   const order = (i: number) => (i % 2 === 0 ? bins : [...bins].reverse())
   const tag = (label: string) => label.replace(/\W+/g, "-")
+  for (const [label] of bins) for (const session of [`ab-${tag(label)}`, `ab-served-${tag(label)}`]) longSession(dir, session, SESSION_LINES)
   try {
     // The first run of each build writes its code cache and settles the saved index: not timed.
     for (const [label, bin] of bins) once(bin, dir, payload(`ab-${tag(label)}`, 0), false)
@@ -127,7 +142,7 @@ export async function run(): Promise<string> {
   return [
     "## Prompt hook, A/B",
     "",
-    `\`awhm hook prompt\` on ${given === undefined ? "a seeded 100k data dir" : `\`${given}\``} (mock embedder, lexical), builds interleaved:`,
+    `\`awhm hook prompt\` on ${given === undefined ? "a seeded 100k data dir" : `\`${given}\``} (mock embedder, lexical), sessions of ${SESSION_LINES} earlier messages and up, builds interleaved:`,
     `in the process (median of ${RUNS}), through the hook server (median of ${ROUNDS * SERVED_PER_ROUND} warm prompts over ${ROUNDS} server starts;`,
     "client wall and CPU, then the server's own CPU per prompt, mean, /proc ticks), and the server's readiness (spawn to first answer, median).",
     `1-minute load average at the end: ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores.`,
