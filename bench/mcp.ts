@@ -8,7 +8,7 @@ import * as path from "node:path"
 import { median } from "./stats.js"
 
 const MCP_BIN = path.join(process.cwd(), "dist", "awhm-mcp.mjs")
-const CLI_BIN = path.join(process.cwd(), "dist", "awhm.mjs")
+const CLI_BIN = path.join(process.cwd(), "dist", "awhm.cjs")
 const RUNS = 10
 const CLOCK_TICK_MS = 1000 / 100
 

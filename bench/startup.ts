@@ -1,11 +1,11 @@
-// Whole-process time of the CLI (`node dist/awhm.mjs …`): what a user or a hook waits for on every call.
+// Whole-process time of the CLI (`node dist/awhm.cjs …`): what a user or a hook waits for on every call.
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { median } from "./stats.js"
 
-const BIN = path.join(process.cwd(), "dist", "awhm.mjs")
+const BIN = path.join(process.cwd(), "dist", "awhm.cjs")
 const RUNS = 10
 const BIG_LOG = 20_000
 
@@ -43,7 +43,7 @@ const writeBigLog = (dataDir: string, n: number) => {
 }
 
 export async function run(): Promise<string> {
-  if (!fs.existsSync(BIN)) throw new Error("dist/awhm.mjs is missing: run `npm run build` first")
+  if (!fs.existsSync(BIN)) throw new Error("dist/awhm.cjs is missing: run `npm run build` first")
   const empty = fs.mkdtempSync(path.join(os.tmpdir(), "awhm-bench-startup-"))
   const big = fs.mkdtempSync(path.join(os.tmpdir(), "awhm-bench-startup-big-"))
   try {

@@ -17,7 +17,7 @@ import { logMessage } from "../src/programs/logMessage.js"
 import { GraphStore } from "../src/services/GraphStore.js"
 import { median } from "./stats.js"
 
-const BIN = path.join(process.cwd(), "dist", "awhm.mjs")
+const BIN = path.join(process.cwd(), "dist", "awhm.cjs")
 const CHROMIUM = process.env.AWHM_CHROMIUM ?? "/usr/bin/chromium"
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 const SIZES = [1_000, 10_000]
@@ -151,7 +151,7 @@ const load = async (browser: Browser, cdp: BrowserCdp, server: Server): Promise<
 
 const ms = (x: number) => `${x.toFixed(0)} ms`
 
-/** Medians of `node dist/awhm.mjs --version`: wall and user+sys CPU (bash's `times`), the scale of any start. */
+/** Medians of `node dist/awhm.cjs --version`: wall and user+sys CPU (bash's `times`), the scale of any start. */
 const versionRun = () => {
   const wall: Array<number> = []
   const cpu: Array<number> = []
@@ -167,7 +167,7 @@ const versionRun = () => {
 }
 
 export async function run(): Promise<string> {
-  if (!fs.existsSync(BIN)) throw new Error("dist/awhm.mjs is missing: npm run build")
+  if (!fs.existsSync(BIN)) throw new Error("dist/awhm.cjs is missing: npm run build")
   const loadBefore = os.loadavg()[0]!
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS })
   const cdp = await browser.newBrowserCDPSession()
@@ -219,7 +219,7 @@ export async function run(): Promise<string> {
     `started (median of ${STARTS} starts; the server reads the graph then); "later loads": median of ${WARM} further loads.`,
     "Target: under 1 s at 10k. Wall times on a shared machine move with its load (the 1-minute load average was",
     `${loadBefore.toFixed(1)} before this bench and ${loadAfter.toFixed(1)} after, on ${os.cpus().length} cores); the CPU columns much less. For scale, in the`,
-    `same run \`node dist/awhm.mjs --version\` took ${ms(version.wall)} (${ms(version.cpu)} CPU).`,
+    `same run \`node dist/awhm.cjs --version\` took ${ms(version.wall)} (${ms(version.cpu)} CPU).`,
     "",
     "| memories | load | rendered | FCP | HTML responseEnd | server CPU | browser CPU | server start |",
     "|---|---|---|---|---|---|---|---|",

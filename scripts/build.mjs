@@ -22,8 +22,8 @@ const define = { __AWHM_BUILD_ID__: JSON.stringify(buildId) }
 
 // The bins are minified (names kept, for errors and stack traces): half the bytes that every command reads
 // and hashes at start-up, a smaller code cache to deserialise, less heap (docs/benchmarks.md, scale section).
-// The library entry stays readable. To profile a bin, build it without this.
-const minified = { minify: true, keepNames: true }
+// The library entry stays readable. To profile a bin, build with AWHM_BUILD_UNMINIFIED=1.
+const minified = process.env.AWHM_BUILD_UNMINIFIED === "1" ? {} : { minify: true, keepNames: true }
 
 // The web viewer's page script and style (src/ui/client/), built for the browser and carried in the bin as
 // strings (src/ui/page.ts): `awhm ui` serves them with no files beside it and no network.

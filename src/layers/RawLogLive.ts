@@ -6,7 +6,7 @@ import { RawLogEntry } from "../domain/Message.js"
 import { atomicWriteFileSync } from "../store/atomicWrite.js"
 import { withFileLock } from "../store/fileLock.js"
 import { logStamp } from "../store/consolidatedLogs.js"
-import { countLogMessages, readFirstLine, readLogFile, readLogTail } from "../store/logFile.js"
+import { countLogMessages, readFirstLine, readLogFile, readLogFrom, readLogTail } from "../store/logFile.js"
 import { logChangesSince, logsFolderStamp, noteLogChange } from "../store/logJournal.js"
 import { adoptLiteDataDir } from "../store/liteImport.js"
 import { appendNoFollow, readFileNoFollow } from "../store/noFollow.js"
@@ -68,6 +68,15 @@ export const RawLogLive = Layer.effect(
         const parsed = yield* Effect.try({ try: () => readLogFile(file), catch: storageError("read", file) })
         yield* warnDamaged(file, parsed.damagedLines)
         return parsed.entries.sort((a, b) => a.index - b.index)
+      })
+
+    const readSince = (sessionId: string, at: string | null) =>
+      Effect.gen(function* () {
+        if (sessionId === "") return { entries: [], at: "", whole: true }
+        const file = paths.logFile(sessionId)
+        const got = yield* Effect.try({ try: () => readLogFrom(file, at), catch: storageError("read", file) })
+        yield* warnDamaged(file, got.damagedLines)
+        return { entries: got.entries.sort((a, b) => a.index - b.index), at: got.at, whole: got.whole }
       })
 
     const append = Effect.fn("RawLog.append")(function* (input: {
@@ -231,6 +240,6 @@ export const RawLogLive = Layer.effect(
       catch: storageError("count", paths.logs)
     })
 
-    return RawLog.of({ append, read, sessions, session, changesSince, removeEntries, nextIndex, copyIn, stats })
+    return RawLog.of({ append, read, readSince, sessions, session, changesSince, removeEntries, nextIndex, copyIn, stats })
   })
 )

@@ -33,6 +33,16 @@ export interface RawLogShape {
   readonly append: (input: AppendInput) => Effect.Effect<RawLogEntry, StorageError | InvalidInput>
   /** Every entry of a session in index order; a torn last line is skipped with a warning. Unknown session: []. */
   readonly read: (sessionId: string) => Effect.Effect<ReadonlyArray<RawLogEntry>, StorageError | CorruptFile>
+  /**
+   * The entries appended to a session's log since `at` (a position an earlier call returned), in index order,
+   * or all of them (`whole`) when `at` is null or the log was replaced or rewritten meanwhile. A long-lived
+   * reader keeps the position so that a prompt costs what it appended, not the session's length. Optional:
+   * without it, readers use `read`.
+   */
+  readonly readSince?: (
+    sessionId: string,
+    at: string | null
+  ) => Effect.Effect<{ readonly entries: ReadonlyArray<RawLogEntry>; readonly at: string; readonly whole: boolean }, StorageError | CorruptFile>
   /** Every session that has a log, oldest modification first. */
   readonly sessions: Effect.Effect<ReadonlyArray<SessionInfo>, StorageError>
   /** One session's log as `sessions` lists it, or null when it has none. */

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import { Schema } from "effect"
 import { RawLogEntry } from "../domain/Message.js"
@@ -175,5 +176,87 @@ export const readFirstLine = (file: string, max = 1024 * 1024): string => {
     return Buffer.concat(chunks).toString("utf8")
   } finally {
     fs.closeSync(fd)
+  }
+}
+
+/** What reading a log from a position found: the entries after it, where it now stands, and whether it read the whole log. */
+export interface LogRead extends ParsedLog {
+  /** Where the next read continues (opaque: the file's identity, how far it was read, a digest of those bytes). */
+  readonly at: string
+  /** True when the whole log was parsed (no position, or the file was replaced, shrank or changed before it). */
+  readonly whole: boolean
+}
+
+interface Position {
+  readonly file: string
+  readonly offset: number
+  readonly lines: number
+  readonly lastIndex: number
+  readonly digest: string
+}
+
+const encodePosition = (p: Position): string => `${p.file}|${p.offset}|${p.lines}|${p.lastIndex}|${p.digest}`
+
+const decodePosition = (s: string | null): Position | null => {
+  const parts = (s ?? "").split("|")
+  if (parts.length !== 5) return null
+  const [file, offset, lines, lastIndex, digest] = [parts[0]!, Number(parts[1]), Number(parts[2]), Number(parts[3]), parts[4]!]
+  return Number.isInteger(offset) && offset >= 0 && Number.isInteger(lines) && Number.isInteger(lastIndex) ? { file, offset, lines, lastIndex, digest } : null
+}
+
+/**
+ * Reads a log from where an earlier read stood (`at`), parsing only the whole lines appended since; the whole
+ * log when `at` is null or the file is another one, shorter, or not the same bytes up to the position (a
+ * digest of them, hashed far faster than lines are parsed). A missing file is an empty log. Damaged line
+ * numbers count from the file's start.
+ */
+export const readLogFrom = (file: string, at: string | null): LogRead => {
+  let buf: Buffer
+  let id: string
+  try {
+    const fd = fs.openSync(file, READ_NOFOLLOW)
+    try {
+      const st = fs.fstatSync(fd)
+      id = `${st.dev}.${st.ino}`
+      buf = fs.readFileSync(fd)
+    } finally {
+      fs.closeSync(fd)
+    }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e
+    id = "none"
+    buf = Buffer.alloc(0)
+  }
+  const from = decodePosition(at)
+  const hash = createHash("sha1")
+  let resume = false
+  if (from !== null && from.file === id && from.offset <= buf.length) {
+    hash.update(buf.subarray(0, from.offset))
+    resume = hash.copy().digest("hex") === from.digest
+  }
+  const start = resume ? from!.offset : 0
+  const digest = resume ? hash : createHash("sha1")
+  // Only whole lines: a writer may be mid-line (the rest is read next time).
+  const end = start + buf.subarray(start).lastIndexOf(NEWLINE) + 1
+  const entries: Array<RawLogEntry> = []
+  const damagedLines: Array<number> = []
+  const firstLine = resume ? from!.lines : 0
+  let lastIndex = resume ? from!.lastIndex : -1
+  const lines = end > start ? splitLines(buf.subarray(start, end)) : []
+  lines.forEach((line, i) => {
+    if (line.toString("utf8").trim() === "") return
+    const entry = parseLine(line, lastIndex + 1)
+    if (entry === null) damagedLines.push(firstLine + i + 1)
+    else {
+      entries.push(entry)
+      lastIndex = entry.index
+    }
+  })
+  digest.update(buf.subarray(start, end))
+  return {
+    entries,
+    damagedLines,
+    at: encodePosition({ file: id, offset: end, lines: firstLine + lines.length, lastIndex, digest: digest.digest("hex") }),
+    whole: !resume
   }
 }

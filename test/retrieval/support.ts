@@ -101,7 +101,7 @@ export const logAll = (
 
 /**
  * A retriever over a file raw log under `dir` whose listing, stat and read calls are pushed onto `calls`
- * ("list", "stat <sid>", "read <sid>"); `persist`: it keeps its index under the data dir, as a CLI process does.
+ * ("list", "stat <sid>", "read <sid>", "read <sid> since" for only what was appended); `persist`: it keeps its index under the data dir, as a CLI process does.
  */
 export const countedRawLogRetriever = (dir: string, calls: Array<string>, persist: boolean, state?: RetrieverState) => {
   const counted = Layer.effect(
@@ -111,7 +111,11 @@ export const countedRawLogRetriever = (dir: string, calls: Array<string>, persis
         ...log,
         sessions: Effect.zipRight(Effect.sync(() => calls.push("list")), log.sessions),
         session: (sid) => Effect.zipRight(Effect.sync(() => calls.push(`stat ${sid}`)), log.session(sid)),
-        read: (sid) => Effect.zipRight(Effect.sync(() => calls.push(`read ${sid}`)), log.read(sid))
+        read: (sid) => Effect.zipRight(Effect.sync(() => calls.push(`read ${sid}`)), log.read(sid)),
+        // A read of only what was appended since the last one is "read <sid> since".
+        ...(log.readSince === undefined
+          ? {}
+          : { readSince: (sid: string, at: string | null) => Effect.tap(log.readSince!(sid, at), (got) => calls.push(got.whole ? `read ${sid}` : `read ${sid} since`)) })
       })
     )
   ).pipe(Layer.provide(RawLogLive))

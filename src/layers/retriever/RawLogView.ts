@@ -262,6 +262,8 @@ export class RawLogView {
   lexical: LexicalIndex
   /** What the view knew of each session's log when it last read it. */
   sessions = new SessionMarks()
+  /** Where the view stands in the logs it read through RawLog.readSince (this process only, never saved). */
+  readonly positions = new Map<string, string>()
   /** Message vectors for vectorModel by message key (score one with `vectors.score`). */
   vectors: VectorIndex | null = null
   vectorModel: string | null = null
@@ -442,16 +444,7 @@ export class RawLogView {
         existing.author === (typeof e.metadata.speaker === "string" ? e.metadata.speaker.trim().toLowerCase() || null : null)
       ) continue
       changed = true
-      this.unsaved.indexed++
-      const scope = typeof e.metadata.scope === "string" ? e.metadata.scope : null
-      const speaker = e.metadata.speaker
-      const author = typeof speaker === "string" && speaker.trim() !== "" ? speaker.trim().toLowerCase() : null
-      this.docs.set(key, {
-        key, sessionId, index: e.index, timestamp: e.timestamp, role: e.role, scope, content: e.content, author, prev: null, next: null
-      })
-      this.lexical.add(key, indexedText(e.content, e.timestamp))
-      this.forgetVector(key)
-      this.unembedded?.add(key)
+      this.addDoc(sessionId, key, e)
     }
     for (const key of oldKeys) {
       if (seen.has(key)) continue
@@ -471,12 +464,51 @@ export class RawLogView {
     return changed
   }
 
+  /**
+   * Adds the messages appended to a session's log since the view last read it (RawLog.readSince); true when
+   * there were any. Null, and nothing changed, when the view does not hold the session or they do not come
+   * after every message it holds: then the log is to be read whole.
+   */
+  appendToSession(sessionId: string, entries: ReadonlyArray<RawLogEntry>, mark: SessionMark): boolean | null {
+    const keys = this.heldKeys.get(sessionId)
+    if (keys === undefined || !this.sessions.has(sessionId)) return null
+    let last = keys.length === 0 ? -1 : this.docs.get(keys[keys.length - 1]!)!.index
+    for (const e of entries) {
+      if (e.index <= last) return null
+      last = e.index
+    }
+    for (const e of entries) {
+      const key = refKey(sessionId, e.index)
+      this.addDoc(sessionId, key, e)
+      const prev = keys[keys.length - 1]
+      if (prev !== undefined) this.docs.get(prev)!.next = key
+      this.docs.get(key)!.prev = prev ?? null
+      keys.push(key)
+    }
+    this.sessions.set(sessionId, mark)
+    return entries.length > 0
+  }
+
   /** Forgets a session whose log is gone. */
   dropSession(sessionId: string): void {
     if (this.docs.isSaved(sessionId)) this.heldKeys.set(sessionId, this.docs.takeOver(sessionId))
     for (const key of this.heldKeys.get(sessionId) ?? []) this.removeDoc(key)
     this.sessions.delete(sessionId)
     this.heldKeys.delete(sessionId)
+    this.positions.delete(sessionId)
+  }
+
+  private addDoc(sessionId: string, key: string, e: RawLogEntry): void {
+    this.unsaved.indexed++
+    const scope = typeof e.metadata.scope === "string" ? e.metadata.scope : null
+    const speaker = e.metadata.speaker
+    const author = typeof speaker === "string" && speaker.trim() !== "" ? speaker.trim().toLowerCase() : null
+    this.docs.set(key, {
+      key, sessionId, index: e.index, timestamp: e.timestamp, role: e.role, scope, content: e.content, author, prev: null, next: null
+    })
+    this.lexical.add(key, indexedText(e.content, e.timestamp))
+    this.forgetVector(key)
+    this.unembedded?.add(key)
   }
 
   /** Keeps vectors of this model only (switching models drops all vectors). */

@@ -17,7 +17,7 @@ import { dataPaths } from "../../store/paths.js"
 import { DEFAULT_GRAPH_TUNING, DEFAULT_RAW_TUNING, RankMemo, rankQuery, type GraphTuning, type RankSettings, type RawTuning } from "./engine.js"
 import { fetchGraphCandidates, rankWithStatements } from "./graphCandidates.js"
 import { refKey } from "./rank.js"
-import { RawLogView } from "./RawLogView.js"
+import { RawLogView, type SessionMark } from "./RawLogView.js"
 import { loadPersisted, loadPersistedVectors, noteListed, savePersisted, worthSaving, type PersistTarget } from "./persist.js"
 
 // Embedding the raw log happens once per message; more than this at once is worth a line on stderr.
@@ -213,13 +213,13 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
       // it did not name.
       const named = new Set(changes.sessions ?? [])
       let unnamed = changes.sessions === null && changes.mark !== rawView.savedJournal.mark
+      // The journal's sessions were written through awhm, which only appends to a log or replaces it whole.
+      const appended = new Set(journalNames ?? [])
       const present = new Set<string>()
       for (const s of sessions) {
         present.add(s.sessionId)
         if (!rawView.isStale(s.sessionId, s.mtimeMs)) continue
-        const readAt = Date.now()
-        const entries = yield* rawLog.read(s.sessionId)
-        const changed = rawView.syncSession(s.sessionId, entries, { mtimeMs: s.mtimeMs, readAt })
+        const changed = yield* readSession(rawView, s.sessionId, { mtimeMs: s.mtimeMs, readAt: Date.now() }, appended.has(s.sessionId))
         if (changed && changes.sessions !== null && !named.has(s.sessionId)) unnamed = true
       }
       const gone = full ? [...rawView.sessions.keys()] : (journalNames ?? [])
@@ -236,6 +236,24 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
       }
       return true
     })
+
+    // A session this view read before, which the journal says awhm wrote to, costs only what was appended to its
+    // log since (a warm server's prompt no longer re-reads its whole session); the whole log when it was
+    // replaced or changed before where the view stood, and when only its modification time said it changed
+    // (another program may have edited it anywhere).
+    const readSession = (rawView: RawLogView, sessionId: string, mark: SessionMark, appendOnly: boolean) =>
+      Effect.gen(function* () {
+        if (rawLog.readSince === undefined) return rawView.syncSession(sessionId, yield* rawLog.read(sessionId), mark)
+        const got = yield* rawLog.readSince(sessionId, appendOnly ? (rawView.positions.get(sessionId) ?? null) : null)
+        const appended = got.whole ? null : rawView.appendToSession(sessionId, got.entries, mark)
+        if (appended !== null) {
+          rawView.positions.set(sessionId, got.at)
+          return appended
+        }
+        const whole = got.whole ? got : yield* rawLog.readSince(sessionId, null)
+        rawView.positions.set(sessionId, whole.at)
+        return rawView.syncSession(sessionId, whole.entries, mark)
+      })
 
     /** The listing a query left: every log, then the saved copy rewritten (deferred too) when that is worth it. */
     const listLater = (persistTarget: PersistTarget | null): Effect.Effect<void> =>
