@@ -10,8 +10,14 @@
 // The result is the exact top k, the same as a full scan, not an approximation. A vector given as floats
 // keeps a float32 copy for pass 2; a vector given in its stored compact form (int8 with a scale,
 // src/store/compactVector.ts) is held as those bytes only, and is exact as it is (no residual).
+//
+// An index opened from an image in a file (readImage with `rows`) may leave its rows there: a search reads
+// them in chunks of CHUNK_ROWS into one reused buffer, runs both passes on each chunk (pass 2 against the
+// floor known so far, which is never above the final one: the rows rescored are a superset, the top k the
+// same), so a one-shot process holds one chunk, not the matrix. After a few searches (a warm process) or a
+// change to an image row, the rows are read into memory once.
 
-import { int32Bytes, int32View, packSections, type ReadAt, readLayout, StringTable, unpackSections } from "./binaryImage.js"
+import { type ImageRows, int32Bytes, int32View, packSections, type ReadAt, readLayout, StringTable, unpackSections } from "./binaryImage.js"
 
 export interface VectorHit {
   readonly id: string
@@ -133,6 +139,10 @@ const mapAfterLookups = (size: number): number => Math.max(256, size / 8)
 const IMAGE_MAGIC = 0x31495641
 // Slack on the bound for float rounding in the bound's own arithmetic.
 const ROUNDING = 1e-5
+// Rows a search over rows left in their file reads at a time (3 MB at 384 dimensions).
+const CHUNK_ROWS = 8192
+// Searches over rows left in their file after which they are read into memory (a warm process).
+const RESIDENT_AFTER_SEARCHES = 2
 
 /**
  * Exact top-k search by dot product over vectors of one dimension, each under a string id.
@@ -145,6 +155,12 @@ export class VectorIndex {
   private readonly memory: WasmMemory
   private readonly i8dots: Dots
   private capacity = 0
+  // Rows [0, onDisk) are in the image file (`disk`), not in memory; the rest are in memory from i8At.
+  private onDisk = 0
+  private disk: { readonly rows: ImageRows; readonly at: number } | null = null
+  private searches = 0
+  // Where a chunk of rows read from the file goes (before i8At when there are such rows).
+  private readonly chunkAt: number
   private readonly ids: Array<string> = []
   private readonly rows = new Map<string, number>()
   // An index opened from an image keeps its ids there (ids and rows stay empty) until a change or many
@@ -163,7 +179,7 @@ export class VectorIndex {
   private i8 = new Int8Array(0)
   // Linear memory, in bytes: [query i16][i8 matrix][i32 scores].
   private readonly queryI16At = 0
-  private readonly i8At: number
+  private i8At: number
   private scoresAt = 0
 
   constructor(dim: number) {
@@ -171,6 +187,7 @@ export class VectorIndex {
     this.dim = dim
     this.stride = Math.ceil(dim / 16) * 16
     this.i8At = this.stride * 2
+    this.chunkAt = this.i8At
     const instance = new Wasm.Instance(kernels())
     this.memory = instance.exports["memory"] as WasmMemory
     this.i8dots = instance.exports["i8dots"] as Dots
@@ -195,9 +212,9 @@ export class VectorIndex {
       if (!Number.isFinite(x)) throw new RangeError(`vector for ${id} has a non-finite value`)
       max = Math.max(max, Math.abs(x))
     }
-    const row = this.rowFor(id)
+    const row = this.rowInMemory(id)
     const f32 = Float32Array.from(vector)
-    const i8 = new Int8Array(this.memory.buffer, this.i8At + row * this.stride, this.stride).fill(0)
+    const i8 = new Int8Array(this.memory.buffer, this.rowAt(row), this.stride).fill(0)
     const s = max > 0 ? max / 127 : 1
     let qn = 0
     let res = 0
@@ -228,10 +245,9 @@ export class VectorIndex {
     scaleBytes[3] = bytes[at + 3]!
     const scale = scaleFloat[0]!
     if (!Number.isFinite(scale)) return false
-    const row = this.rowFor(id)
-    if (this.i8.buffer !== this.memory.buffer) this.i8 = new Int8Array(this.memory.buffer)
-    const i8 = this.i8
-    const start = this.i8At + row * this.stride
+    const row = this.rowInMemory(id)
+    const i8 = this.view()
+    const start = this.rowAt(row)
     let qn = 0
     for (let d = 0; d < this.dim; d++) {
       const q = (bytes[at + 4 + d]! << 24) >> 24
@@ -256,6 +272,7 @@ export class VectorIndex {
    */
   toImage(keep: (id: string) => boolean = () => true): Uint8Array | null {
     if (this.floats.some((f) => f !== null)) return null
+    this.loadRows()
     const rows: Array<number> = []
     for (let r = 0; r < this.size; r++) if (keep(this.idAt(r))) rows.push(r)
     const n = rows.length
@@ -282,6 +299,7 @@ export class VectorIndex {
 
   /** Every (id, vector) held, in row order: the vector as it scores (a compact row decoded). */
   *entries(): Generator<readonly [string, Float32Array]> {
+    this.loadRows()
     for (let r = 0; r < this.size; r++) {
       const f = this.floats[r]
       if (f !== null && f !== undefined) {
@@ -308,20 +326,32 @@ export class VectorIndex {
 
   /**
    * An index from a toImage image of `length` bytes at `at` in a file: its rows are read straight into the
-   * index's memory (no copy of them on the JavaScript heap); null when the bytes there are not one.
+   * index's memory (no copy of them on the JavaScript heap); null when the bytes there are not one. With
+   * `rows` (reading the same file, held open), the rows stay in the file and searches read them in chunks.
    */
-  static readImage(read: ReadAt, at: number, length: number): VectorIndex | null {
+  static readImage(read: ReadAt, at: number, length: number, rows?: ImageRows): VectorIndex | null {
     const layout = readLayout(read, at, IMAGE_MAGIC, 5)
     if (layout === null || layout.total !== length) return null
     // Everything before the rows (head, ids, scales, squares) in one read.
     const before = new Uint8Array(layout.starts[4]!)
     if (read(before, at) !== before.length) return null
     const sections = layout.starts.slice(0, 4).map((start, i) => before.subarray(start, start + layout.lengths[i]!))
-    return VectorIndex.fromParts(sections, layout.lengths[4]!, (into) => read(into, at + layout.starts[4]!) === into.length)
+    const rowsAt = at + layout.starts[4]!
+    return VectorIndex.fromParts(
+      sections,
+      layout.lengths[4]!,
+      (into) => read(into, rowsAt) === into.length,
+      rows === undefined ? null : { rows, at: rowsAt }
+    )
   }
 
   /** An index from an image's first four sections; `fillRows` puts its int8 rows (`rowBytes` of them) in place. */
-  private static fromParts(sections: ReadonlyArray<Uint8Array>, rowBytes: number, fillRows: (into: Uint8Array) => boolean): VectorIndex | null {
+  private static fromParts(
+    sections: ReadonlyArray<Uint8Array>,
+    rowBytes: number,
+    fillRows: (into: Uint8Array) => boolean,
+    disk: { readonly rows: ImageRows; readonly at: number } | null = null
+  ): VectorIndex | null {
     const head = int32View(sections[0]!)
     const ids = StringTable.decode(sections[1]!)
     const squares = int32View(sections[3]!)
@@ -332,8 +362,15 @@ export class VectorIndex {
     const scales = new Float32Array(scaleBytes.buffer, scaleBytes.byteOffset, scaleBytes.length / 4)
     const index = new VectorIndex(dim)
     if (scaleBytes.length !== 4 * n || rowBytes !== n * index.stride) return null
-    if (n > index.capacity) index.reserve(n)
-    if (!fillRows(new Uint8Array(index.memory.buffer, index.i8At, rowBytes))) return null
+    if (disk !== null && n > 0) {
+      index.disk = disk
+      index.onDisk = n
+      index.i8At = index.chunkAt + CHUNK_ROWS * index.stride
+      index.reserve(Math.max(n, index.capacity))
+    } else {
+      if (n > index.capacity) index.reserve(n)
+      if (!fillRows(new Uint8Array(index.memory.buffer, index.i8At, rowBytes))) return null
+    }
     for (let r = 0; r < n; r++) {
       const scale = scales[r]!
       if (!Number.isFinite(scale)) return null
@@ -351,12 +388,16 @@ export class VectorIndex {
     const row = this.rowOf(id)
     if (row === undefined) return undefined
     if (query.length !== this.dim) throw new RangeError(`query has ${query.length} dimensions, index has ${this.dim}`)
-    return this.exact(row, query instanceof Float32Array ? query : Float32Array.from(query))
+    const q = query instanceof Float32Array ? query : Float32Array.from(query)
+    if (row >= this.onDisk) return this.exact(row, this.rowAt(row), q)
+    this.readRows(row, 1)
+    return this.exact(row, this.chunkAt, q)
   }
 
   /** Removes the vector held under id; false when there was none. The last row moves into its place. */
   remove(id: string): boolean {
     this.materialize()
+    this.loadRows()
     const row = this.rows.get(id)
     if (row === undefined) return false
     const last = this.ids.length - 1
@@ -408,48 +449,116 @@ export class VectorIndex {
     norm = Math.sqrt(norm)
 
     // Pass 1: v.u = s t (q_v . q_u) + s q_v . r_u + r_v . u, so |v.u - s t (q_v . q_u)| <= |s q_v||r_u| + |r_v||u|.
-    this.i8dots(this.queryI16At, this.i8At, n, this.stride, this.scoresAt)
-    const raw = new Int32Array(this.memory.buffer, this.scoresAt, n)
+    // Both passes run chunk by chunk (one chunk of all rows when all are in memory); `lows` and `best` carry over.
+    if (this.disk !== null && ++this.searches > RESIDENT_AFTER_SEARCHES) this.loadRows()
     const { scale, quantNorm } = this
     const rowResidual = this.residual
-    // Filter answers, asked at most once per row: 0 not asked, 1 accepted, 2 refused.
-    const verdict = new Uint8Array(filter === undefined ? 0 : n)
-    const accepted = (r: number) => {
-      if (filter === undefined) return true
-      if (verdict[r] === 0) verdict[r] = filter(this.idAt(r)) ? 1 : 2
-      return verdict[r] === 1
-    }
+    const step = this.disk === null ? n : CHUNK_ROWS
+    // Filter answers for the chunk's rows, asked at most once per row: 0 not asked, 1 accepted, 2 refused.
+    const verdict = filter === undefined ? null : this.verdicts(Math.min(step, n))
     // The k-th best lower end among accepted rows: the exact k-th best score is at least this.
     const lows = new TopK(k)
-    for (let r = 0; r < n; r++) {
-      const low = scale[r]! * t * raw[r]! - quantNorm[r]! * residual - rowResidual[r]! * norm - ROUNDING
-      if (lows.admits(low) && accepted(r)) lows.push(low, r)
-    }
-    const floor = lows.full() ? lows.weakestScore() : Number.NEGATIVE_INFINITY
-
-    // Pass 2: exact scores for the rows whose upper end reaches the floor.
     const best = new TopK(k)
-    for (let r = 0; r < n; r++) {
-      const high = scale[r]! * t * raw[r]! + quantNorm[r]! * residual + rowResidual[r]! * norm + ROUNDING
-      if (high < floor || !accepted(r)) continue
-      const score = this.exact(r, qf)
-      if (best.admits(score)) best.push(score, r)
+    for (let from = 0; from < n; ) {
+      // A chunk never straddles the end of the rows in the file.
+      const to = Math.min(n, from + step, from < this.onDisk ? this.onDisk : n)
+      const rows = to - from
+      let at: number
+      if (from < this.onDisk) {
+        this.readRows(from, rows)
+        at = this.chunkAt
+      } else at = this.rowAt(from)
+      this.i8dots(this.queryI16At, at, rows, this.stride, this.scoresAt)
+      const raw = new Int32Array(this.memory.buffer, this.scoresAt, rows)
+      if (verdict !== null) verdict.fill(0, 0, rows)
+      const accepted = (r: number) => {
+        if (verdict === null) return true
+        const v = r - from
+        if (verdict[v] === 0) verdict[v] = filter!(this.idAt(r)) ? 1 : 2
+        return verdict[v] === 1
+      }
+      for (let i = 0; i < rows; i++) {
+        const r = from + i
+        const low = scale[r]! * t * raw[i]! - quantNorm[r]! * residual - rowResidual[r]! * norm - ROUNDING
+        if (lows.admits(low) && accepted(r)) lows.push(low, r)
+      }
+      const floor = lows.full() ? lows.weakestScore() : Number.NEGATIVE_INFINITY
+
+      // Pass 2: exact scores for the rows whose upper end reaches the floor (so far).
+      for (let i = 0; i < rows; i++) {
+        const r = from + i
+        const high = scale[r]! * t * raw[i]! + quantNorm[r]! * residual + rowResidual[r]! * norm + ROUNDING
+        if (high < floor || !accepted(r)) continue
+        const score = this.exact(r, at + i * this.stride, qf)
+        if (best.admits(score)) best.push(score, r)
+      }
+      from = to
     }
     return best.sorted().map(({ score, row }) => ({ id: this.idAt(row), score }))
   }
 
-  /** Row r's dot product with q: over its float32 copy, or its int8 values times its scale. */
-  private exact(r: number, q: Float32Array): number {
+  /** Row r's dot product with q: over its float32 copy, or its int8 values (at byte `at` of memory) times its scale. */
+  private exact(r: number, at: number, q: Float32Array): number {
     const f = this.floats[r]
     let sum = 0
     if (f !== null && f !== undefined) {
       for (let d = 0; d < this.dim; d++) sum += f[d]! * q[d]!
       return sum
     }
-    const i8 = new Int8Array(this.memory.buffer, this.i8At + r * this.stride, this.dim)
-    for (let d = 0; d < this.dim; d++) sum += i8[d]! * q[d]!
+    const i8 = this.view()
+    for (let d = 0; d < this.dim; d++) sum += i8[at + d]! * q[d]!
     // As the stored vector reads back, q[d] * scale / 127 (so a stored unit axis scores exactly 1).
     return (sum * this.storedScale[r]!) / 127
+  }
+
+  /** A view of all of linear memory. */
+  private view(): Int8Array {
+    if (this.i8.buffer !== this.memory.buffer) this.i8 = new Int8Array(this.memory.buffer)
+    return this.i8
+  }
+
+  /** Where an in-memory row's int8 values start. */
+  private rowAt(row: number): number {
+    return this.i8At + (row - this.onDisk) * this.stride
+  }
+
+  /** The filter answers' scratch, `rows` long (kept between searches). */
+  private verdicts(rows: number): Uint8Array {
+    if (this.verdictScratch.length < rows) this.verdictScratch = new Uint8Array(rows)
+    return this.verdictScratch
+  }
+
+  private verdictScratch = new Uint8Array(0)
+
+  /** Reads `count` rows from `from` (all in the file) into the chunk buffer. */
+  private readRows(from: number, count: number): void {
+    const disk = this.disk!
+    const into = new Uint8Array(this.memory.buffer, this.chunkAt, count * this.stride)
+    if (disk.rows.read(into, disk.at + from * this.stride) !== into.length) throw new Error("vector image cut short")
+  }
+
+  /** Reads the rows left in the file into memory (before the ones added since), and lets the file go. */
+  private loadRows(): void {
+    const disk = this.disk
+    if (disk === null) return
+    const held = this.onDisk
+    const added = this.size - held
+    this.disk = null
+    this.onDisk = 0
+    this.reserve(this.capacity)
+    const bytes = new Uint8Array(this.memory.buffer)
+    bytes.copyWithin(this.i8At + held * this.stride, this.i8At, this.i8At + added * this.stride)
+    const into = bytes.subarray(this.i8At, this.i8At + held * this.stride)
+    const got = disk.rows.read(into, disk.at)
+    disk.rows.close()
+    if (got !== into.length) throw new Error("vector image cut short")
+  }
+
+  /** The row for id, its int8 values in memory (an image row left in the file brings all of them in). */
+  private rowInMemory(id: string): number {
+    const row = this.rowFor(id)
+    if (row < this.onDisk) this.loadRows()
+    return row
   }
 
   /** The row for id: its own, or a new one at the end. */
@@ -492,11 +601,15 @@ export class VectorIndex {
     for (let r = 0; r < base.size; r++) this.floats.push(null)
   }
 
+  /** Room for `capacity` rows (those left in the file take none in memory; a chunk buffer and its scores stand for them). */
   private reserve(capacity: number): void {
-    const scoresAt = this.i8At + capacity * this.stride
-    const bytes = scoresAt + capacity * 4
+    const inMemory = capacity - this.onDisk
+    const scoresAt = this.i8At + inMemory * this.stride
+    const bytes = scoresAt + Math.max(inMemory, this.onDisk > 0 ? CHUNK_ROWS : 0) * 4
     const have = this.memory.buffer.byteLength
     if (bytes > have) this.memory.grow(Math.ceil((bytes - have) / PAGE))
+    this.scoresAt = scoresAt
+    if (capacity === this.capacity) return
     const grow = (a: Float64Array) => {
       const b = new Float64Array(capacity)
       b.set(a)
@@ -506,7 +619,6 @@ export class VectorIndex {
     this.quantNorm = grow(this.quantNorm)
     this.residual = grow(this.residual)
     this.storedScale = grow(this.storedScale)
-    this.scoresAt = scoresAt
     this.capacity = capacity
   }
 }

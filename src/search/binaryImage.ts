@@ -150,6 +150,14 @@ export class FileImage implements ImageSource {
     return this.fill(new Uint8Array(out.buffer), at) ? out : null
   }
 
+  /** A ReadAt over the file (throws once closed). */
+  readonly readAt: ReadAt = (into, position) => {
+    if (this.fd === null) throw new Error("image file read after close")
+    const got = readAtFd(this.fd)(into, position)
+    this.bytesRead += got
+    return got
+  }
+
   close(): void {
     if (this.fd === null) return
     unclosed.unregister(this)
@@ -159,10 +167,37 @@ export class FileImage implements ImageSource {
   }
 
   private fill(into: Uint8Array, at: number): boolean {
-    if (this.fd === null) throw new Error("image file read after close")
-    const got = readAtFd(this.fd)(into, at)
-    this.bytesRead += got
-    return got === into.length
+    return this.readAt(into, at) === into.length
+  }
+}
+
+/** Part of an image left in its file, held open: read where asked, `close` once done with it. */
+export interface ImageRows {
+  readonly read: ReadAt
+  close(): void
+}
+
+/**
+ * Runs `use` on a FileImage over `fd` (taking the descriptor); closes it after, unless `use` called `keep`,
+ * which hands the file over (its reader and close) to whatever keeps reading it.
+ */
+export const useFileImage = <A>(fd: number, use: (file: FileImage, keep: () => ImageRows) => A): A => {
+  let file: FileImage
+  try {
+    file = new FileImage(fd)
+  } catch (e) {
+    fs.closeSync(fd)
+    throw e
+  }
+  let kept = false
+  const keep = (): ImageRows => {
+    kept = true
+    return { read: file.readAt, close: () => file.close() }
+  }
+  try {
+    return use(file, keep)
+  } finally {
+    if (!kept) file.close()
   }
 }
 

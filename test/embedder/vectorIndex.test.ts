@@ -203,6 +203,70 @@ describe("VectorIndex", () => {
       expect(VectorIndex.readImage(cut, 3, image.length)).toBeNull()
     })
 
+    it("leaves an image's rows in its file (readImage with rows): searches read them in chunks with the same answers, until a warm process reads them in", () => {
+      // 20,000 rows: the file is read in chunks of 8,192 (two whole, one part).
+      const dim = 16
+      const { index, rand } = build(20_000, dim, 9)
+      const image = index.toImage()!
+      const file = new Uint8Array(3 + image.length)
+      file.set(image, 3)
+      let bytesRead = 0
+      let closed = 0
+      const read = (into: Uint8Array, position: number) => {
+        const part = file.subarray(position, position + into.length)
+        into.set(part)
+        bytesRead += part.length
+        return part.length
+      }
+      const opened = VectorIndex.readImage(read, 3, image.length, { read, close: () => closed++ })!
+      const rowBytes = 20_000 * dim
+      // Opening reads everything but the rows (its 28-byte head twice).
+      expect(bytesRead).toBe(image.length - rowBytes + 28)
+      const opening = bytesRead
+      const queries = Array.from({ length: 4 }, () => unit(rand, dim))
+      const few = (id: string) => id.endsWith(":s3")
+      // The first two searches stream the rows.
+      expect(opened.search(queries[0]!, 10, few)).toEqual(index.search(queries[0]!, 10, few))
+      expect(bytesRead - opening).toBe(rowBytes)
+      // A row added after opening is held in memory and searched with the file's.
+      for (const ix of [index, opened]) ix.addCompact("new:s3", encodeVector(queries[1]!))
+      const hits = opened.search(queries[1]!, 100)
+      expect(hits).toEqual(index.search(queries[1]!, 100))
+      expect(hits[0]!.id).toBe("new:s3")
+      expect(bytesRead - opening).toBe(2 * rowBytes)
+      expect(closed).toBe(0)
+      // A row in the file scores as it does in memory, read alone.
+      expect(opened.score("m12345:s4", queries[2]!)).toBe(index.score("m12345:s4", queries[2]!))
+      expect(opened.score("new:s3", queries[2]!)).toBe(index.score("new:s3", queries[2]!))
+      // The third search reads the rows in once and lets the file go; later ones read nothing.
+      const before = bytesRead
+      expect(opened.search(queries[2]!, 10)).toEqual(index.search(queries[2]!, 10))
+      expect(opened.search(queries[3]!, 10, few)).toEqual(index.search(queries[3]!, 10, few))
+      expect([bytesRead - before, closed]).toEqual([rowBytes, 1])
+      expect(Buffer.from(opened.toImage()!).equals(Buffer.from(index.toImage()!))).toBe(true)
+    })
+
+    it("reads an image's rows in when a row in its file changes, with the same answers after", () => {
+      const { index, rand } = build(9_000, 16, 13)
+      const image = index.toImage()!
+      let closed = 0
+      const read = (into: Uint8Array, position: number) => {
+        const part = image.subarray(position, position + into.length)
+        into.set(part)
+        return part.length
+      }
+      const opened = VectorIndex.readImage(read, 0, image.length, { read, close: () => closed++ })!
+      for (const ix of [index, opened]) {
+        ix.addCompact("m8999:s4", encodeVector(unit(mulberry32(21), 16)))
+        ix.addCompact("m2:s2", encodeVector(unit(mulberry32(22), 16)))
+        ix.remove("m4:s4")
+      }
+      expect(closed).toBe(1)
+      const query = unit(rand, 16)
+      expect(opened.search(query, 50)).toEqual(index.search(query, 50))
+      expect(opened.size).toBe(8_999)
+    })
+
     it("takes changes after opening as the index it was made from does (many lookups move its ids into a map)", () => {
       const { index, rand } = build(600, 16, 11)
       const opened = VectorIndex.fromImage(index.toImage()!)!

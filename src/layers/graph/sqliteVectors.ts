@@ -2,14 +2,13 @@
 // retrieval index (index/graph-vectors.bin) so a new process opens them without reading every row. Both
 // know the `vectors_version` they reflect and follow the vector_changes log (migration 0005) from there:
 // a writer's change costs readers the rows it changed, not all of them.
-import * as fs from "node:fs"
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
 import { isCompact } from "../../store/compactVector.js"
 import { withFileLock } from "../../store/fileLock.js"
 import { graphVectorsFile, indexLock, replaceIndexFile } from "../../store/indexFiles.js"
-import { withFileNoFollow } from "../../store/noFollow.js"
-import { packSections, readAtFd, readLayout } from "../../search/binaryImage.js"
+import { openNoFollow } from "../../store/noFollow.js"
+import { packSections, readLayout, useFileImage } from "../../search/binaryImage.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
 import { rowVector } from "./rows.js"
 
@@ -40,18 +39,21 @@ interface Meta {
 // "AGV1": a meta section (JSON) and the VectorIndex image.
 const MAGIC = 0x31564741
 
-// The image's rows are read straight into the index's memory (the file is not read whole first).
+// The image's rows stay in the file (held open) and a search reads them in chunks (VectorIndex): a one-shot
+// process never holds the whole matrix; a warm one reads it in after a few searches.
 const readImage = (file: string): Held | null => {
   try {
-    return withFileNoFollow(file, (fd) => {
-      const read = readAtFd(fd)
+    return useFileImage(openNoFollow(file), (image, keep) => {
+      const read = image.readAt
       const layout = readLayout(read, 0, MAGIC, 2)
-      if (layout === null || layout.total !== fs.fstatSync(fd).size) return null
+      if (layout === null || layout.total !== image.size) return null
       const metaBytes = new Uint8Array(layout.lengths[0]!)
       if (read(metaBytes, layout.starts[0]!) !== metaBytes.length) return null
       const meta = JSON.parse(Buffer.from(metaBytes).toString("utf8")) as Meta
       if (typeof meta.version !== "number" || (meta.lastChange !== null && typeof meta.lastChange !== "string")) return null
-      const index = VectorIndex.readImage(read, layout.starts[1]!, layout.lengths[1]!)
+      const rows = keep()
+      const index = VectorIndex.readImage(read, layout.starts[1]!, layout.lengths[1]!, rows)
+      if (index === null) rows.close()
       return index === null ? null : { version: meta.version, lastChange: meta.lastChange, modelId: meta.modelId ?? null, index }
     })
   } catch {

@@ -8,7 +8,7 @@ import * as path from "node:path"
 import { indexDir, replaceIndexFile, writeIndexUnlessDeleted } from "../../store/indexFiles.js"
 import { compactLength, decodeVector, encodeVector } from "../../store/compactVector.js"
 import { appendNoFollow, openNoFollow, withFileNoFollow } from "../../store/noFollow.js"
-import { FileImage, readAtFd } from "../../search/binaryImage.js"
+import { FileImage, useFileImage } from "../../search/binaryImage.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
 import type { RawLogView } from "./RawLogView.js"
 
@@ -121,9 +121,10 @@ const HEAD_READ = 4096
 /** The parts of a vector file, or null when there is none, or it is another model's or damaged. */
 const readVectorFile = (dataDir: string, modelId: string): VectorFile | null => {
   try {
-    return withFileNoFollow(vectorFile(dataDir), (fd) => {
-      const size = fs.fstatSync(fd).size
-      const read = readAtFd(fd)
+    // The image's rows stay in the file (held open): a search reads them in chunks (VectorIndex).
+    return useFileImage(openNoFollow(vectorFile(dataDir)), (file, keep) => {
+      const size = file.size
+      const read = file.readAt
       const head = Buffer.alloc(Math.min(size, HEAD_READ))
       if (read(head, 0) !== head.length) return null
       const magic = head.length < 12 ? "" : head.toString("latin1", 0, 8)
@@ -138,7 +139,11 @@ const readVectorFile = (dataDir: string, modelId: string): VectorFile | null => 
         if (at + 4 > head.length) return null
         const imageLen = head.readUInt32LE(at)
         if (at + 4 + imageLen > size) return null
-        if (imageLen > 0) image = VectorIndex.readImage(read, at + 4, imageLen) ?? "damaged"
+        if (imageLen > 0) {
+          const rows = keep()
+          image = VectorIndex.readImage(read, at + 4, imageLen, rows) ?? "damaged"
+          if (image === "damaged") rows.close()
+        }
         recordsAt = at + 4 + imageLen
       }
       const records = Buffer.alloc(size - recordsAt)
