@@ -729,6 +729,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
     const shape: GraphStoreShape = {
       backend: "sqlite",
       location: file,
+      releaseFiles: () => vectors.release(),
       load: (opts) =>
         readTransaction(currentGraph(opts?.withEmbeddings !== false)).pipe(
           Effect.map((state) => pending.overlayGraph(state.graph)),

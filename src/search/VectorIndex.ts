@@ -530,6 +530,13 @@ export class VectorIndex {
 
   private verdictScratch = new Uint8Array(0)
 
+  /** Lets go of the image file its rows are read from, if any (the index is not used after). */
+  close(): void {
+    const disk = this.disk
+    this.disk = null
+    disk?.rows.close()
+  }
+
   /** Reads `count` rows from `from` (all in the file) into the chunk buffer. */
   private readRows(from: number, count: number): void {
     const disk = this.disk!

@@ -130,6 +130,11 @@ export interface GraphStoreShape extends GraphSearchShape {
   readonly backend: "sqlite" | "json" | "postgres" | "memory"
   /** The file behind the store (PostgreSQL: the server and database, without the password), or null in memory. */
   readonly location: string | null
+  /**
+   * Lets go of what it holds read from saved files (SQLite: the vector image, whose file a hard delete replaced),
+   * so no deleted file stays open; called after a delete elsewhere, between queries. Absent: nothing held.
+   */
+  readonly releaseFiles?: () => void
   /** The whole graph. `withEmbeddings: false` skips the vectors (a lexical query need not pay for them). */
   readonly load: (options?: { readonly withEmbeddings?: boolean }) => Effect.Effect<Graph, GraphStoreError>
   /**

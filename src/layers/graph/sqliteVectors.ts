@@ -186,5 +186,12 @@ export const makeVectorSource = (sql: SqlClient.SqlClient, files: VectorImageFil
       return pending === null ? Effect.void : Effect.asVoid(vectorsFor(pending.modelId, stamp, true))
     })
 
-  return { vectorsFor, saveAfterWrite }
+  /** Drops the vectors held (the image file they are read from goes back at once): after a delete elsewhere. */
+  const release = () => {
+    held?.index?.close()
+    held = null
+    heldStamp = null
+  }
+
+  return { vectorsFor, saveAfterWrite, release }
 }

@@ -364,6 +364,7 @@ export class RawLogView {
   close(): void {
     this.file?.close()
     this.file = null
+    this.vectors?.close()
   }
 
   private restoreFrom(source: ImageSource): boolean {
@@ -514,6 +515,7 @@ export class RawLogView {
   /** Keeps vectors of this model only (switching models drops all vectors). */
   useModel(modelId: string): void {
     if (this.vectorModel === modelId) return
+    this.vectors?.close()
     this.vectors = null
     this.newVectors.clear()
     this.vectorModel = modelId

@@ -89,14 +89,16 @@ export class RetrieverState {
    * Follows the data dir's deletion stamp: after a delete (begun or ended) elsewhere, everything indexed so
    * far may hold deleted text, so the views start over from the stores and the (purged) saved copies.
    */
-  followDeletions(stamp: number): void {
-    if (this.deletionStamp !== null && this.deletionStamp !== stamp) {
+  followDeletions(stamp: number): boolean {
+    const changed = this.deletionStamp !== null && this.deletionStamp !== stamp
+    if (changed) {
       // The saved copy it read from may hold the deleted text: its file is given back at once.
       this.rawView.close()
       this.rawView = new RawLogView(this.bm25)
       this.persistLoaded = this.restored = this.vectorsLoaded = false
     }
     this.deletionStamp = stamp
+    return changed
   }
 
   /** Saves now, or (deferSaves) when saveDeferred is called; new vectors of every deferred query are kept. */
@@ -291,7 +293,7 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
     // may go hours without one. Never during a query, which follows deletions itself.
     let inFlight = 0
     const idleCheck = setInterval(() => {
-      if (inFlight === 0 && state.deletionStamp !== null) state.followDeletions(deletionStamp(paths))
+      if (inFlight === 0 && state.deletionStamp !== null && state.followDeletions(deletionStamp(paths))) store.releaseFiles?.()
     }, DELETION_CHECK_MS)
     idleCheck.unref()
     yield* Effect.addFinalizer(() => Effect.sync(() => clearInterval(idleCheck)))
@@ -306,7 +308,7 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
       Effect.gen(function* () {
         // Read before any store: an index write of this query is dropped if a delete begins or ends meanwhile.
         const stamp = deletionStamp(paths)
-        state.followDeletions(stamp)
+        if (state.followDeletions(stamp)) store.releaseFiles?.()
         const { rawView } = state
         const persistTarget: PersistTarget | null = persist ? { dataDir: config.dataDir, modelId: embedder.modelId, stamp } : null
         const k = Math.max(1, Math.floor(opts.k ?? config.k))
