@@ -6,7 +6,7 @@
 import type { SourceRef } from "../../domain/Message.js"
 import type { ConflictsWith, SupersededBy, Updated } from "../../domain/Result.js"
 import { analyze } from "../../search/IndexAnalyzer.js"
-import { type AttributeMention, askedAttribute, attributeMentions, isAimed, isThreshold, namesThing } from "../../text/attributes.js"
+import { type AttributeMention, aimedAt, askedAttribute, attributeMentions, isAimed, isThreshold, namesThing } from "../../text/attributes.js"
 import { NUMBER_WORD } from "../../text/numberWords.js"
 import { splitSentences } from "../../text/sentences.js"
 
@@ -412,10 +412,8 @@ const CHANGE_CUE = new RegExp(
   "i"
 )
 const NUMBER = new RegExp(`[$€£]?\\d|\\b${NUMBER_WORD}\\b`, "gi")
-// A number wished for or supposed is no value that holds ("It was supposed to be 30 guests, but plans changed").
-const WISHED = /\b(?:supposed to|meant to|want(?:ed)?|would like|hop(?:e|ed|ing)|plan(?:ned|ning)? to|aim(?:ed|ing)? (?:for|to))\b[^.;!?]*$/i
-/** Whether a sentence says a number that is not only wished for or supposed. */
-const saysNumber = (text: string): boolean => [...text.matchAll(NUMBER)].some((m) => !WISHED.test(text.slice(Math.max(0, m.index - 60), m.index)))
+/** Whether a sentence says a number that is not only wished for or supposed ("It was supposed to be 30 guests"). */
+const saysNumber = (text: string): boolean => [...text.matchAll(NUMBER)].some((m) => !aimedAt(text, m.index))
 /** Only a cued statement among this many best candidates moves (it is about the question nearly as much). */
 const CUE_TOP = 10
 /** A cued statement must cover at least this share of the query terms the earlier statement covers. */
