@@ -115,6 +115,9 @@ const unitWords = (unit: string): ReadonlyArray<string> => {
 const PRONOUN_BEFORE =
   /\b(?:it|that|this)(?:['’]s)?\s+(?:(?:is|was|has|had|been|now|currently|already|just|finally|set|increased|decreased|raised|lowered|reduced|dropped|moved|changed|bumped|pushed|extended|shortened|adjusted|updated|upgraded|up|down|at|to|from)\s+)*$/i
 
+/** The query terms a sentence has. */
+const coveredTerms = (s: AnalyzedSentence, query: ReadonlySet<string>): Array<string> => [...query].filter((t) => s.terms.has(t))
+
 /**
  * The candidate's best sentence stating a value of an expected kind whose attribute the query names (of its values,
  * the one the query names most, by attribute and unit). A value of a kind and unit the query gives itself is what
@@ -131,8 +134,7 @@ const statedValue = (
 ): Stated | null => {
   let best: Stated | null = null
   for (const s of sentences) {
-    let covered = 0
-    for (const t of query) if (s.terms.has(t)) covered++
+    const covered = coveredTerms(s, query).length
     // A statement sharing no word with the query is never compared.
     if (covered === 0) continue
     const coverage = covered / query.size
@@ -250,11 +252,7 @@ const affirms = (sentences: ReadonlyArray<AnalyzedSentence>, denial: Denial): nu
 /** The best share of the query's terms one sentence covers. */
 const coverageOf = (sentences: ReadonlyArray<AnalyzedSentence>, query: ReadonlySet<string>): number => {
   let best = 0
-  for (const s of sentences) {
-    let covered = 0
-    for (const t of query) if (s.terms.has(t)) covered++
-    best = Math.max(best, covered / query.size)
-  }
+  for (const s of sentences) best = Math.max(best, coveredTerms(s, query).length / query.size)
   return best
 }
 
@@ -427,7 +425,7 @@ const coveredBy = (sentences: ReadonlyArray<AnalyzedSentence>, query: ReadonlySe
   let best: Array<string> = []
   const cued = new Set<string>()
   for (const s of sentences) {
-    const covered = [...query].filter((t) => s.terms.has(t))
+    const covered = coveredTerms(s, query)
     if (covered.length > best.length) best = covered
     if (covered.length === 0 || !CHANGE_CUE.test(s.text) || !saysNumber(s.text)) continue
     if (like !== null && !mentionsOf(s).some((m) => m.kind === like.kind && m.unit === like.unit)) continue
