@@ -69,6 +69,8 @@ export interface BeamCase {
   readonly anchor_stale_rank: number | null
   /** BEAM ids behind the top 3 results. */
   readonly top_results: ReadonlyArray<ReadonlyArray<number>>
+  /** Contradictions: 1-based ranks of the first and the second statement among all k results (null: not there). */
+  readonly statement_ranks?: readonly [number | null, number | null]
 }
 
 export interface Supersession {
@@ -110,9 +112,9 @@ export interface BeamReport {
 const targetIds = (t: BeamTargets): ReadonlyArray<number> =>
   t.kind === "update" ? t.current : t.kind === "contradiction" ? (Math.max(...t.first) > Math.max(...t.second) ? t.first : t.second) : t.ids
 
-const rankOf = (retrieved: ReadonlyArray<ReadonlyArray<number>>, wanted: ReadonlyArray<number>): number | null => {
+const rankOf = (retrieved: ReadonlyArray<ReadonlyArray<number>>, wanted: ReadonlyArray<number>, within = TOP): number | null => {
   const set = new Set(wanted)
-  const at = retrieved.slice(0, TOP).findIndex((ids) => ids.some((id) => set.has(id)))
+  const at = retrieved.slice(0, within).findIndex((ids) => ids.some((id) => set.has(id)))
   return at === -1 ? null : at + 1
 }
 
@@ -249,7 +251,8 @@ export const runBeamEval = Effect.fn("runBeamEval")(function* (dir: string, conf
       q,
       outcome: scoreBeam(q.targets, run.retrieved.get(q.id) ?? []),
       anchor: scoreBeam(q.targets, anchor.get(q.id) ?? []),
-      top: (run.retrieved.get(q.id) ?? []).slice(0, 3)
+      top: (run.retrieved.get(q.id) ?? []).slice(0, 3),
+      all: run.retrieved.get(q.id) ?? []
     }))
   )
   const supersessions = runs.flatMap((r) => r.run.supersessions)
@@ -282,7 +285,10 @@ export const runBeamEval = Effect.fn("runBeamEval")(function* (dir: string, conf
       both_at_10: x.outcome.both,
       anchor_target_rank: x.anchor.targetRank,
       anchor_stale_rank: x.anchor.staleRank,
-      top_results: x.top
+      top_results: x.top,
+      ...(x.q.targets.kind === "contradiction"
+        ? { statement_ranks: [rankOf(x.all, x.q.targets.first, Infinity), rankOf(x.all, x.q.targets.second, Infinity)] as const }
+        : {})
     }))
   }
   return { report, summary: summarizeBeam(report) }

@@ -429,8 +429,11 @@ export const isGoal = (m: AttributeMention, text: string): boolean => GOAL.test(
 const AIMED =
   /\b(?:want(?:ed|ing)?|would like|i'd like|we'd like|aim(?:ed|ing)?|supposed to|meant to)\b[^,;:.!?]*$|\bhow (?:(?:can|do|should|could|would) (?:i|we)|to) (?:set|change|increase|decrease|raise|lower|reduce|push|improve|boost|adjust|configure|reach|cut|move|extend|update|upgrade)\b(?:(?!\b(?:now|since|after|given|because|as|already)\b)[^,;:.!?])*\b(?:to|at)\s+$/i
 
+/** Whether the clause before `start` makes what is said there wished for or supposed ("but I want to increase it to 7 hours"). */
+export const aimedAt = (text: string, start: number): boolean => AIMED.test(text.slice(Math.max(0, start - 60), start))
+
 /** Whether the value's own clause says it is wished for or supposed ("but I want to increase it to 7 hours"). */
-export const isAimed = (m: AttributeMention, text: string): boolean => AIMED.test(text.slice(Math.max(0, m.start - 60), m.start))
+export const isAimed = (m: AttributeMention, text: string): boolean => aimedAt(text, m.start)
 
 /** The number a normalised value starts with ("$171200" -> 171200, "$2.5k" -> 2500, "20 min" -> 20), or null. */
 const amountOf = (value: string): number | null => {

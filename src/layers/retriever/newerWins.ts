@@ -6,7 +6,7 @@
 import type { SourceRef } from "../../domain/Message.js"
 import type { ConflictsWith, SupersededBy, Updated } from "../../domain/Result.js"
 import { analyze } from "../../search/IndexAnalyzer.js"
-import { type AttributeMention, askedAttribute, attributeMentions, isAimed, isThreshold, namesThing } from "../../text/attributes.js"
+import { type AttributeMention, aimedAt, askedAttribute, attributeMentions, isAimed, isThreshold, namesThing } from "../../text/attributes.js"
 import { NUMBER_WORD } from "../../text/numberWords.js"
 import { splitSentences } from "../../text/sentences.js"
 
@@ -115,6 +115,9 @@ const unitWords = (unit: string): ReadonlyArray<string> => {
 const PRONOUN_BEFORE =
   /\b(?:it|that|this)(?:['’]s)?\s+(?:(?:is|was|has|had|been|now|currently|already|just|finally|set|increased|decreased|raised|lowered|reduced|dropped|moved|changed|bumped|pushed|extended|shortened|adjusted|updated|upgraded|up|down|at|to|from)\s+)*$/i
 
+/** The query terms a sentence has. */
+const coveredTerms = (s: AnalyzedSentence, query: ReadonlySet<string>): Array<string> => [...query].filter((t) => s.terms.has(t))
+
 /**
  * The candidate's best sentence stating a value of an expected kind whose attribute the query names (of its values,
  * the one the query names most, by attribute and unit). A value of a kind and unit the query gives itself is what
@@ -131,8 +134,7 @@ const statedValue = (
 ): Stated | null => {
   let best: Stated | null = null
   for (const s of sentences) {
-    let covered = 0
-    for (const t of query) if (s.terms.has(t)) covered++
+    const covered = coveredTerms(s, query).length
     // A statement sharing no word with the query is never compared.
     if (covered === 0) continue
     const coverage = covered / query.size
@@ -250,11 +252,7 @@ const affirms = (sentences: ReadonlyArray<AnalyzedSentence>, denial: Denial): nu
 /** The best share of the query's terms one sentence covers. */
 const coverageOf = (sentences: ReadonlyArray<AnalyzedSentence>, query: ReadonlySet<string>): number => {
   let best = 0
-  for (const s of sentences) {
-    let covered = 0
-    for (const t of query) if (s.terms.has(t)) covered++
-    best = Math.max(best, covered / query.size)
-  }
+  for (const s of sentences) best = Math.max(best, coveredTerms(s, query).length / query.size)
   return best
 }
 
@@ -412,10 +410,8 @@ const CHANGE_CUE = new RegExp(
   "i"
 )
 const NUMBER = new RegExp(`[$€£]?\\d|\\b${NUMBER_WORD}\\b`, "gi")
-// A number wished for or supposed is no value that holds ("It was supposed to be 30 guests, but plans changed").
-const WISHED = /\b(?:supposed to|meant to|want(?:ed)?|would like|hop(?:e|ed|ing)|plan(?:ned|ning)? to|aim(?:ed|ing)? (?:for|to))\b[^.;!?]*$/i
-/** Whether a sentence says a number that is not only wished for or supposed. */
-const saysNumber = (text: string): boolean => [...text.matchAll(NUMBER)].some((m) => !WISHED.test(text.slice(Math.max(0, m.index - 60), m.index)))
+/** Whether a sentence says a number that is not only wished for or supposed ("It was supposed to be 30 guests"). */
+const saysNumber = (text: string): boolean => [...text.matchAll(NUMBER)].some((m) => !aimedAt(text, m.index))
 /** Only a cued statement among this many best candidates moves (it is about the question nearly as much). */
 const CUE_TOP = 10
 /** A cued statement must cover at least this share of the query terms the earlier statement covers. */
@@ -429,7 +425,7 @@ const coveredBy = (sentences: ReadonlyArray<AnalyzedSentence>, query: ReadonlySe
   let best: Array<string> = []
   const cued = new Set<string>()
   for (const s of sentences) {
-    const covered = [...query].filter((t) => s.terms.has(t))
+    const covered = coveredTerms(s, query)
     if (covered.length > best.length) best = covered
     if (covered.length === 0 || !CHANGE_CUE.test(s.text) || !saysNumber(s.text)) continue
     if (like !== null && !mentionsOf(s).some((m) => m.kind === like.kind && m.unit === like.unit)) continue
