@@ -103,6 +103,8 @@ describe("awhm eval --format beam", () => {
       update_pairs_superseded: 1,
       sample: [{ chat: "1", superseded: "Our repo has 150 commits merged so far.", by: "Good news: the repo has now reached 165 commits.", at: "2024-02-10T00:00:00.000Z" }]
     })
+    // A contradiction case says where each of its two statements ranks: the denial first, the later statement beside it.
+    expect(report.cases[0].statement_ranks).toEqual([1, 2])
     expect(report.cases.map((c: { id: string }) => c.id)).toEqual([
       "1/contradiction_resolution/0",
       "1/information_extraction/0",
