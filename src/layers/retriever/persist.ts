@@ -8,7 +8,7 @@ import * as path from "node:path"
 import { indexDir, replaceIndexFile, writeIndexUnlessDeleted } from "../../store/indexFiles.js"
 import { compactLength, decodeVector, encodeVector } from "../../store/compactVector.js"
 import { appendNoFollow, openNoFollow, withFileNoFollow } from "../../store/noFollow.js"
-import { FileImage, useFileImage } from "../../search/binaryImage.js"
+import { useFileImage } from "../../search/binaryImage.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
 import type { RawLogView } from "./RawLogView.js"
 
@@ -202,18 +202,12 @@ export const writeMessageVectors = (target: PersistTarget, records: ReadonlyArra
 export const loadPersisted = (target: PersistTarget, view: RawLogView): boolean => {
   try {
     // Read where a query asks (the view keeps the file open), not whole: at 1M messages the file is ~280 MB.
-    const fd = openNoFollow(viewFile(target.dataDir))
-    let file: FileImage
-    try {
-      file = new FileImage(fd)
-    } catch (e) {
-      fs.closeSync(fd)
-      throw e
-    }
-    if (!view.restoreFile(file)) {
-      file.close()
-      return false
-    }
+    const restored = useFileImage(openNoFollow(viewFile(target.dataDir)), (file, keep) => {
+      if (!view.restoreFile(file)) return false
+      keep()
+      return true
+    })
+    if (!restored) return false
     if (view.savedId !== null) {
       const listedAt = Math.max(view.savedJournal.listedAt, listedAtOf(target.dataDir, view.savedId))
       view.savedJournal = { ...view.savedJournal, listedAt }
