@@ -161,11 +161,13 @@ export class VectorIndex {
   private searches = 0
   // Where a chunk of rows read from the file goes (before i8At when there are such rows).
   private readonly chunkAt: number
+  // Rows [0, fromBase) have their ids in `base`; ids and rows hold the rest (row = fromBase + position).
   private readonly ids: Array<string> = []
   private readonly rows = new Map<string, number>()
-  // An index opened from an image keeps its ids there (ids and rows stay empty) until a change or many
-  // lookups call for them: a search reads only the ids of its hits.
+  // An index opened from an image keeps the image's ids there (found by binary search) until a removal or
+  // many lookups call for a map: a search reads only the ids of its hits, and adding a row touches none.
   private base: StringTable | null = null
+  private fromBase = 0
   private lookups = 0
   // Per row: the vector is scale * q exactly (compact) or within residual of it (floats, kept in `floats`).
   private scale = new Float64Array(0)
@@ -174,7 +176,8 @@ export class VectorIndex {
   private residual = new Float64Array(0)
   // The stored scale of a compact row (its largest magnitude).
   private storedScale = new Float64Array(0)
-  private readonly floats: Array<Float32Array | null> = []
+  // The float32 copy of each row added as floats (`add`), by row.
+  private readonly floats = new Map<number, Float32Array>()
   // A view of all of linear memory (renewed when it grows).
   private i8 = new Int8Array(0)
   // Linear memory, in bytes: [query i16][i8 matrix][i32 scores].
@@ -196,7 +199,7 @@ export class VectorIndex {
 
   /** Number of vectors held. */
   get size(): number {
-    return this.base?.size ?? this.ids.length
+    return this.fromBase + this.ids.length
   }
 
   has(id: string): boolean {
@@ -224,7 +227,7 @@ export class VectorIndex {
       qn += q * q
       res += (f32[d]! - s * q) ** 2
     }
-    this.floats[row] = f32
+    this.floats.set(row, f32)
     this.scale[row] = s
     this.quantNorm[row] = s * Math.sqrt(qn)
     this.residual[row] = Math.sqrt(res)
@@ -256,7 +259,7 @@ export class VectorIndex {
     }
     for (let d = this.dim; d < this.stride; d++) i8[start + d] = 0
     const s = scale / 127
-    this.floats[row] = null
+    this.floats.delete(row)
     this.storedScale[row] = scale
     this.scale[row] = s
     this.quantNorm[row] = Math.abs(s) * Math.sqrt(qn)
@@ -271,7 +274,7 @@ export class VectorIndex {
    * an image would drop.
    */
   toImage(keep: (id: string) => boolean = () => true): Uint8Array | null {
-    if (this.floats.some((f) => f !== null)) return null
+    if (this.floats.size > 0) return null
     this.loadRows()
     const rows: Array<number> = []
     for (let r = 0; r < this.size; r++) if (keep(this.idAt(r))) rows.push(r)
@@ -301,8 +304,8 @@ export class VectorIndex {
   *entries(): Generator<readonly [string, Float32Array]> {
     this.loadRows()
     for (let r = 0; r < this.size; r++) {
-      const f = this.floats[r]
-      if (f !== null && f !== undefined) {
+      const f = this.floats.get(r)
+      if (f !== undefined) {
         yield [this.idAt(r), Float32Array.from(f)]
         continue
       }
@@ -380,6 +383,7 @@ export class VectorIndex {
       index.quantNorm[r] = Math.abs(s) * Math.sqrt(squares[r]!)
     }
     index.base = ids
+    index.fromBase = ids.size
     return index
   }
 
@@ -408,12 +412,14 @@ export class VectorIndex {
       this.quantNorm[row] = this.quantNorm[last]!
       this.residual[row] = this.residual[last]!
       this.storedScale[row] = this.storedScale[last]!
-      this.floats[row] = this.floats[last]!
+      const f = this.floats.get(last)
+      if (f === undefined) this.floats.delete(row)
+      else this.floats.set(row, f)
       this.ids[row] = moved
       this.rows.set(moved, row)
     }
     this.ids.pop()
-    this.floats.pop()
+    this.floats.delete(last)
     this.rows.delete(id)
     return true
   }
@@ -499,9 +505,9 @@ export class VectorIndex {
 
   /** Row r's dot product with q: over its float32 copy, or its int8 values (at byte `at` of memory) times its scale. */
   private exact(r: number, at: number, q: Float32Array): number {
-    const f = this.floats[r]
+    const f = this.floats.get(r)
     let sum = 0
-    if (f !== null && f !== undefined) {
+    if (f !== undefined) {
       for (let d = 0; d < this.dim; d++) sum += f[d]! * q[d]!
       return sum
     }
@@ -570,42 +576,43 @@ export class VectorIndex {
 
   /** The row for id: its own, or a new one at the end. */
   private rowFor(id: string): number {
-    this.materialize()
-    let row = this.rows.get(id)
+    let row = this.rowOf(id)
     if (row === undefined) {
-      row = this.ids.length
+      row = this.size
       if (row === this.capacity) this.reserve(this.capacity * 2)
       this.ids.push(id)
-      this.floats.push(null)
       this.rows.set(id, row)
     }
     return row
   }
 
   private idAt(row: number): string {
-    return this.base === null ? this.ids[row]! : this.base.at(row)
+    return row < this.fromBase ? this.base!.at(row) : this.ids[row - this.fromBase]!
   }
 
-  /** id's row: found in the image's ids by binary search, until so many lookups that a map pays. */
+  /** id's row: an image id found by binary search (until so many lookups that a map pays), others by map. */
   private rowOf(id: string): number | undefined {
     if (this.base !== null && ++this.lookups > mapAfterLookups(this.base.size)) this.materialize()
-    if (this.base === null) return this.rows.get(id)
-    const row = this.base.indexOf(id)
-    return row < 0 ? undefined : row
+    if (this.base !== null) {
+      const row = this.base.indexOf(id)
+      if (row >= 0) return row
+    }
+    return this.rows.get(id)
   }
 
-  /** Moves the image's ids into ids and rows (before a change, or many lookups). */
+  /** Moves the image's ids into ids and rows, before the rows added since (a removal, or many lookups). */
   private materialize(): void {
     const base = this.base
     if (base === null) return
     this.base = null
+    const added = this.ids.splice(0)
     for (let r = 0; r < base.size; r++) {
       const id = base.at(r)
       this.ids.push(id)
       this.rows.set(id, r)
     }
-    this.floats.length = 0
-    for (let r = 0; r < base.size; r++) this.floats.push(null)
+    for (const id of added) this.ids.push(id)
+    this.fromBase = 0
   }
 
   /** Room for `capacity` rows (those left in the file take none in memory; a chunk buffer and its scores stand for them). */

@@ -283,6 +283,34 @@ describe("VectorIndex", () => {
       expect(lookedUp.search(query, 3)).toEqual(index.search(query, 3))
     })
 
+    it("adds rows after an image's own (its ids stay in the image), in row order, then removes as the index it was made from", () => {
+      const { index, rand } = build(600, 16, 13)
+      const opened = VectorIndex.fromImage(index.toImage()!)!
+      const f = unit(mulberry32(7), 16)
+      for (const ix of [index, opened]) {
+        ix.addCompact("new1:s1", encodeVector(unit(mulberry32(5), 16)))
+        ix.addCompact("m7:s0", encodeVector(unit(mulberry32(6), 16)))
+        ix.add("f:s2", f)
+      }
+      const ids = (ix: VectorIndex) => [...ix.entries()].map(([id]) => id)
+      expect([opened.size, ids(opened).slice(598), opened.has("new1:s1"), opened.has("m599:s4")]).toEqual([
+        602,
+        ["m598:s3", "m599:s4", "new1:s1", "f:s2"],
+        true,
+        true
+      ])
+      const query = unit(rand, 16)
+      expect(opened.search(query, 602)).toEqual(index.search(query, 602))
+      expect(opened.score("f:s2", query)).toBe(index.score("f:s2", query))
+      expect(opened.toImage()).toBeNull()
+      for (const ix of [index, opened]) ix.remove("m3:s3")
+      expect(ids(opened).slice(0, 5)).toEqual(["m0:s0", "m1:s1", "m2:s2", "f:s2", "m4:s4"])
+      expect(ids(opened)).toEqual(ids(index))
+      for (const ix of [index, opened]) ix.remove("f:s2")
+      const reopened = VectorIndex.fromImage(opened.toImage()!)!
+      expect([reopened.size, reopened.search(query, 600)]).toEqual([600, index.search(query, 600)])
+    })
+
     it("keeps only the rows asked for; refuses rows held as floats and bytes that are not an image", () => {
       const { index, rand } = build(50, 8, 5)
       const kept = VectorIndex.fromImage(index.toImage((id) => id.endsWith(":s0"))!)!
