@@ -1,7 +1,7 @@
 import { Effect, Layer, Predicate } from "effect"
 import type { Progress, SessionProgress } from "../domain/Progress.js"
 import { settledMark } from "../store/consolidatedLogs.js"
-import { ConsolidationProgress } from "../services/ConsolidationProgress.js"
+import { ConsolidationProgress, type SettledLogs } from "../services/ConsolidationProgress.js"
 import { PostgresDatabase, type PostgresDatabaseShape } from "./postgres/PostgresDatabase.js"
 
 /**
@@ -58,8 +58,8 @@ export const makeConsolidationProgressPostgres = (db: PostgresDatabaseShape) =>
       settled: Effect.map(
         sql<{ session_id: string; log_mark: string }>`SELECT session_id, log_mark FROM awhm.consolidation_progress
           WHERE namespace = ${ns} AND log_mark IS NOT NULL`,
-        (rows): ReadonlyMap<string, string> => new Map(rows.map((r) => [r.session_id, r.log_mark]))
-      ).pipe(Effect.orElseSucceed(() => new Map<string, string>())),
+        (rows): SettledLogs => ({ logs: new Map(rows.map((r) => [r.session_id, r.log_mark])), listing: null })
+      ).pipe(Effect.orElseSucceed((): SettledLogs => ({ logs: new Map(), listing: null }))),
       // Each mark is written only where the row still holds the index it was checked against.
       recordSettled: (settled) => {
         const items = [...settled]

@@ -16,6 +16,7 @@ import { RawLog } from "../services/RawLog.js"
 import { planCommit, type PreparedCandidate } from "./consolidate/commit.js"
 import { graphPart } from "./consolidate/graphPart.js"
 import { progressStore } from "./progressStore.js"
+import { sessionsToCheck } from "./consolidate/sessionsToCheck.js"
 import { runStage2 } from "./stage2.js"
 
 // Stage 1 consolidation over the services: new raw-log messages become graph nodes. Slow work (NER,
@@ -176,14 +177,15 @@ const commitGroup = (jobs: ReadonlyArray<Job>, state: { embedderFailed: boolean 
  */
 export const consolidatePending = Effect.fn("consolidatePending")(function* (options: ConsolidateOptions = {}) {
   const config = yield* AppConfig
-  const rawLog = yield* RawLog
   const progressRecord = yield* progressStore
   // One named session is read as it is; a full run skips the logs unchanged since they were consolidated.
-  const listed: ReadonlyArray<{ readonly sessionId: string; readonly stamp: string | null }> =
-    options.sessionId !== undefined ? [{ sessionId: options.sessionId, stamp: null }] : yield* rawLog.sessions
-  const ids = listed.map((s) => s.sessionId)
   const progress = yield* progressRecord.read
-  const marks = options.sessionId !== undefined ? new Map<string, string>() : yield* progressRecord.settled
+  const hint = options.sessionId === undefined ? yield* progressRecord.settled : null
+  const full = hint === null ? null : yield* sessionsToCheck(progress, hint)
+  const listed: ReadonlyArray<{ readonly sessionId: string; readonly stamp: string | null }> =
+    full === null ? [{ sessionId: options.sessionId!, stamp: null }] : full.sessions
+  const ids = listed.map((s) => s.sessionId)
+  const marks = hint?.logs ?? new Map<string, string>()
   // Sessions found fully consolidated, with the log stamp and progress index to record for the next run.
   const settled = new Map<string, { readonly stamp: string; readonly index: number }>()
   // Loaded on first need (a run with nothing pending never reads the graph), then kept for the run.
@@ -225,7 +227,7 @@ export const consolidatePending = Effect.fn("consolidatePending")(function* (opt
     if (size >= GROUP_CANDIDATES) yield* flush
   }
   yield* flush
-  if (settled.size > 0) yield* progressRecord.recordSettled(settled)
+  if (full !== null) yield* progressRecord.recordSettled(settled, full.listing)
   return { newNodes, sessions } satisfies ConsolidationReport as ConsolidationReport
 })
 

@@ -1,6 +1,9 @@
 import { Context, type Effect } from "effect"
 import type { CorruptFile, StorageError } from "../domain/errors.js"
 import type { Progress } from "../domain/Progress.js"
+import type { Listing, SettledLogs } from "../domain/SettledLogs.js"
+
+export type { Listing, SettledLogs }
 
 export interface ConsolidationProgressShape {
   /** The progress as last committed. */
@@ -22,11 +25,18 @@ export interface ConsolidationProgressShape {
   readonly replace: (progress: Progress) => Effect.Effect<void, StorageError>
   /**
    * Per session, the mark ("stamp@index", `settledMark`) recorded when a full run found its log with that
-   * stamp fully consolidated up to that index. A hint: empty when unknown.
+   * stamp fully consolidated up to that index; and where the raw log's change journal stood when the last
+   * full run began (null when not recorded). A hint: empty when unknown.
    */
-  readonly settled: Effect.Effect<ReadonlyMap<string, string>>
-  /** Records marks, each kept only while the stored progress still holds its index. Best effort. */
-  readonly recordSettled: (settled: ReadonlyMap<string, { readonly stamp: string; readonly index: number }>) => Effect.Effect<void>
+  readonly settled: Effect.Effect<SettledLogs>
+  /**
+   * Records marks, each kept only while the stored progress still holds its index, and (with `listing`)
+   * where the journal stood when the full run that found them began. Best effort.
+   */
+  readonly recordSettled: (
+    settled: ReadonlyMap<string, { readonly stamp: string; readonly index: number }>,
+    listing?: Listing
+  ) => Effect.Effect<void>
 }
 
 /** Which raw-log messages consolidation has turned into memories. Layers: file (meta/), PostgreSQL, memory. */

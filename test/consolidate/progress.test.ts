@@ -40,4 +40,22 @@ describe("progress file", () => {
       expect(error.message).toContain(file)
     })
   )
+
+  it.scoped("a read after any change sees it: its own write, another writer's same-size rewrite in place, a symlink put there", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir()
+      const file = path.join(dir, "meta", "consolidated_sessions.json")
+      yield* writeProgress(file, new Map([["a", { lastMsgIndex: 2, updatedAt: T }], ["v1", { lastMsgIndex: null, updatedAt: T }]]))
+      expect([...(yield* readProgress(file, T))]).toEqual([["a", { lastMsgIndex: 2, updatedAt: T }]])
+      expect([...(yield* readProgress(file, T))]).toEqual([["a", { lastMsgIndex: 2, updatedAt: T }]])
+      const text = fs.readFileSync(file, "utf8")
+      fs.writeFileSync(file, text.replace('"last_msg_index": 2', '"last_msg_index": 7'))
+      expect(fs.readFileSync(file, "utf8").length).toBe(text.length)
+      expect([...(yield* readProgress(file, T))]).toEqual([["a", { lastMsgIndex: 7, updatedAt: T }]])
+      const elsewhere = path.join(dir, "other.json")
+      fs.renameSync(file, elsewhere)
+      fs.symlinkSync(elsewhere, file)
+      expect((yield* Effect.flip(readProgress(file, T)))._tag).toBe("StorageError")
+    })
+  )
 })

@@ -26,17 +26,18 @@ export const fileProgress = (dataDir: string): ConsolidationProgressShape => {
     lock: (body) => withConsolidationLock(dataDir, body),
     replace: (progress) => writeProgress(paths.progress, progress),
     settled: Effect.sync(() => readConsolidatedLogs(paths.consolidatedLogs)),
-    recordSettled: (settled) =>
+    recordSettled: (settled, listing) =>
       withConsolidationLock(
         dataDir,
         Effect.gen(function* () {
           const progress = yield* read
-          const marks = readConsolidatedLogs(paths.consolidatedLogs)
+          const had = readConsolidatedLogs(paths.consolidatedLogs)
+          const marks = new Map(had.logs)
           for (const [sid, { stamp, index }] of settled) {
             if (progress.get(sid)?.lastMsgIndex === index) marks.set(sid, settledMark(stamp, index))
             else marks.delete(sid)
           }
-          yield* Effect.try(() => writeConsolidatedLogs(paths.consolidatedLogs, marks))
+          yield* Effect.try(() => writeConsolidatedLogs(paths.consolidatedLogs, marks, listing ?? had.listing))
         })
       ).pipe(Effect.catchAll(() => Effect.void))
   }
