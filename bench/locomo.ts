@@ -142,6 +142,7 @@ export async function run(): Promise<string> {
           },
           { kind: "real", name: "real, no author weighting", opts: { retriever: { rawTuning: { authorWeight: 0 } } } },
           { kind: "real", name: "real, no context propagation", opts: { retriever: { rawTuning: { neighbourWeight: 0, sessionWeight: 0 } } } },
+          { kind: "real", name: "real, no period weighting (lines said in the period a question names)", opts: { retriever: { rawTuning: { periodWeight: 0 } } } },
           { kind: "real", name: "real, raw log lexical only (graph semantic)", opts: { retriever: { rawTuning: { lexicalShare: 1 } } } },
           { kind: "real", name: "lexical-only queries (no embeddings at all)", opts: { lexicalOnly: true } },
           { kind: "real", name: "real, no newer wins", opts: { retriever: { newerWins: false } } },

@@ -11,6 +11,7 @@ import {
 import type { RawDoc, RawLogView } from "./RawLogView.js"
 import type { LexicalHit, Ranking } from "../../search/LexicalIndex.js"
 import type { VectorHit } from "../../search/VectorIndex.js"
+import { queryPeriods, withinPeriod } from "../../text/queryPeriod.js"
 import { words } from "../../text/tokenize.js"
 import { validAt } from "../../domain/time.js"
 import { type DenialLookup, NEWER_WINS_POOL, newerWins } from "./newerWins.js"
@@ -30,6 +31,8 @@ export interface RawTuning {
    * "have I ever…"): what the user said about their own things is the answer; the assistant restates it.
    */
   readonly assistantShare: number
+  /** Added to a line's score when it was said in a period the question names ("in May 2023"; queryPeriod.ts). */
+  readonly periodWeight: number
 }
 
 /** How graph memories are ranked beyond the reference's blend (defaults below; overridable for measurements). */
@@ -133,7 +136,8 @@ export const DEFAULT_RAW_TUNING: RawTuning = {
   neighbourWeight: 0.4,
   sessionWeight: 0.7,
   authorWeight: 0.2,
-  assistantShare: 0.5
+  assistantShare: 0.5,
+  periodWeight: 0.4
 }
 
 /** A question about the asker's own things. */
@@ -216,6 +220,8 @@ const rankBuffer = (req: RankRequest, settings: RankSettings, hits: ReadonlyArra
 interface LexicalSearch {
   readonly hits: ReadonlyArray<LexicalHit>
   readonly accept: (key: string) => boolean
+  /** Whether a raw-log line was said in a period the question names; null when it names none. */
+  readonly inPeriod?: ((key: string) => boolean) | null
 }
 
 const graphLexical = (req: RankRequest, ctx: EligibilityContext, view: GraphCandidates): LexicalSearch => {
@@ -363,14 +369,48 @@ const rawLexical = (
   }
   // Scored once per query: a second pass only refuses more lines.
   if (memo.raw === null || memo.raw.view !== raw) memo.raw = { view: raw, ranking: raw.lexical.ranking(req.query) }
-  const hits = memo.raw.ranking.take(pool(req.k), accept)
+  const ranking = memo.raw.ranking
+  const hits = ranking.take(pool(req.k), accept)
+  const taken = new Set(hits.map((h) => h.key))
+  const more: Array<LexicalHit> = []
+  const add = (extra: ReadonlyArray<LexicalHit>) => {
+    for (const h of extra) {
+      if (taken.has(h.key)) continue
+      taken.add(h.key)
+      more.push(h)
+    }
+  }
   // The assistant's long replies restate what the user said and can fill the pool: the user's own best lines
   // are looked at as deeply, so a short statement of theirs ("it's now 10 hours weekly") stays a candidate. A
   // request for a summary wants the conversation's breadth, as the lines rank.
-  if (SUMMARY.test(req.query)) return { hits, accept }
-  const taken = new Set(hits.map((h) => h.key))
-  const own = memo.raw.ranking.take(pool(req.k), (key) => raw.docs.get(key)?.role === "user" && accept(key)).filter((h) => !taken.has(h.key))
-  return { hits: own.length === 0 ? hits : [...hits, ...own].sort((a, b) => b.score - a.score), accept }
+  if (!SUMMARY.test(req.query)) add(ranking.take(pool(req.k), (key) => raw.docs.get(key)?.role === "user" && accept(key)))
+  // A question that names a period ("what did Maria do in May 2023") looks as deeply at the lines said then.
+  const inPeriod = periodFilter(req.query, raw)
+  if (inPeriod !== null) {
+    let examined = 0
+    add(ranking.take(pool(req.k), (key) => examined++ < PERIOD_EXAMINED * pool(req.k) && inPeriod(key) && accept(key)))
+  }
+  return { hits: more.length === 0 ? hits : [...hits, ...more].sort((a, b) => b.score - a.score), accept, inPeriod }
+}
+
+/** Of the lines that match a period question's words, how many (times the pool) are looked at for its period's. */
+const PERIOD_EXAMINED = 20
+
+/** Whether a line was said in a period the query names (queryPeriod.ts), or null when it names none. */
+const periodFilter = (query: string, raw: RawLogView): ((key: string) => boolean) | null => {
+  const periods = queryPeriods(query)
+  if (periods.length === 0) return null
+  const seen = new Map<string, boolean>()
+  return (key) => {
+    let yes = seen.get(key)
+    if (yes === undefined) {
+      const doc = raw.docs.get(key)
+      const at = doc === undefined ? NaN : Date.parse(doc.timestamp)
+      yes = !Number.isNaN(at) && periods.some((p) => withinPeriod(p, at))
+      seen.set(key, yes)
+    }
+    return yes
+  }
 }
 
 /** A request for a summary ("Can you summarize…", "a detailed overview of…"). */
@@ -433,7 +473,11 @@ const rankRawLog = (
   const q = req.queryVector
   const vectors = q !== null && raw.vectors !== null && raw.vectors.dim === q.length ? raw.vectors : null
   const semantic = new Map<string, number>()
-  if (vectors !== null) for (const h of vectors.search(q!, n, accept)) semantic.set(h.id, Math.max(0, h.score))
+  const inPeriod = search.inPeriod ?? null
+  if (vectors !== null) {
+    for (const h of vectors.search(q!, n, accept)) semantic.set(h.id, Math.max(0, h.score))
+    if (inPeriod !== null) for (const h of vectors.search(q!, n, (key) => inPeriod(key) && accept(key))) semantic.set(h.id, Math.max(0, h.score))
+  }
   const tuning = settings.raw
   const lexShare = vectors === null ? 1 : tuning.lexicalShare
   const own = new Map<string, { lex: number; sim: number; h: number }>()
@@ -501,7 +545,7 @@ const rankRawLog = (
     const context =
       tuning.neighbourWeight * Math.max(neighbour(doc.prev), neighbour(doc.next)) +
       tuning.sessionWeight * sessionScore.get(doc.sessionId)!
-    const total = s.h + context
+    const total = s.h + context + (inPeriod !== null && inPeriod(key) ? tuning.periodWeight : 0)
     if (total > top) top = total
     scored.push({ doc, total, s, context })
   }
