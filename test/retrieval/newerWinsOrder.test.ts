@@ -158,6 +158,37 @@ describe("a value holds from its latest statement", () => {
   )
 })
 
+describe("an update said in other words", () => {
+  const lines = [
+    ["user", "I need to make sure I've got enough budget for my photography gear, I've allocated $300 monthly starting March 2024, is that enough for a beginner like me?", JAN],
+    ["user", "I'm kinda worried about my photography budget, it's been adjusted to $350 monthly starting March 2024, can you help me make the most of it?", FEB]
+  ] as const
+
+  it.effect("'it's been adjusted to $350 monthly' covers half the words the $300 statement does and moves above it, which is marked", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", lines)
+      expect(marked(yield* retrieve("How much do I allocate monthly for my photography gear and software subscriptions?"))).toEqual([
+        ["raw_log", lines[1][1], null, null, null],
+        ["raw_log", lines[0][1], FEB, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("a question about when something was said asks for that statement: nothing moves", () =>
+    Effect.gen(function* () {
+      const said = [
+        ["user", "My doctor, Dr. Lee, recommended a blood test to check my cholesterol levels on January 15.", JAN],
+        ["user", "I've increased my daily protein intake to 35% of my calories before my upcoming blood test.", FEB]
+      ] as const
+      yield* logAll("s1", said)
+      expect(marked(yield* retrieve("When did I say my doctor recommended the blood test?"))).toEqual([
+        ["raw_log", said[0][1], null, null, null],
+        ["raw_log", said[1][1], null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+})
+
 describe("the answer states the value", () => {
   it.effect("a statement of the value asked for moves above the user's statement about the same thing that states none", () =>
     Effect.gen(function* () {

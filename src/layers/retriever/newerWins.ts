@@ -30,8 +30,9 @@ export interface Marks {
 
 // A question about what used to be, or about the change itself, wants the old value where it ranked. "First"
 // only as when something began ("when I first set", "at first"): "my first portfolio review" asks for its current date.
+// A question about when something was said ("When did I mention the signing bonus…?") asks for that statement.
 const ASKS_HISTORY =
-  /\b(?:originally|initially|at first|(?:i|we|you|he|she|they)\s+first|previous(?:ly)?|used to|earlier|before|old|former(?:ly)?|history|change[sd]?|progress(?:ed)?)\b/i
+  /\b(?:originally|initially|at first|(?:i|we|you|he|she|they)\s+first|previous(?:ly)?|used to|earlier|before|old|former(?:ly)?|history|change[sd]?|progress(?:ed)?)\b|\bwhen\s+(?:did|have|had)\s+(?:i|we)\s+(?:\w+\s+)?(?:mention(?:ed)?|say|said|tell|told|talk(?:ed)?\s+about|br(?:ing|ought)\s+up|ask(?:ed)?)\b/i
 
 // A question whether something ever happened ("Have I ever rejected…?", "Did Ronald ever…?"): any time counts, no value is current.
 const EVER = /^\s*(?:have|has|had|did|do|does|was|were)\b[^?.!]*\bever\b/i
@@ -414,8 +415,11 @@ const NUMBER = new RegExp(`[$€£]?\\d|\\b${NUMBER_WORD}\\b`, "gi")
 const saysNumber = (text: string): boolean => [...text.matchAll(NUMBER)].some((m) => !aimedAt(text, m.index))
 /** Only a cued statement among this many best candidates moves (it is about the question nearly as much). */
 const CUE_TOP = 10
-/** A cued statement must cover at least this share of the query terms the earlier statement covers. */
-const CUE_SHARE = 0.6
+/**
+ * A cued statement must cover at least this share of the query terms the earlier statement covers (half: "my
+ * photography budget … adjusted to $350 monthly" of "allocate monthly for my photography gear…").
+ */
+const CUE_SHARE = 0.5
 
 /**
  * The query terms a candidate's best sentence covers, and those its sentences saying a change cover (a change to a
