@@ -17,7 +17,7 @@ const MONTH = String.raw`(january|february|march|april|may|june|july|august|sept
 const DAY = String.raw`(\d{1,2})(?:st|nd|rd|th)?`
 const YEAR = String.raw`((?:19|20)\d\d)`
 /** Words before a bare year or month that make it a period ("in 2023", "during June"), not a count or a verb. */
-const LEAD = String.raw`\b(?:in|during|throughout|of|early|late|mid-?)\s+`
+const LEAD = String.raw`(?:\b(?:in|during|throughout|of|early|late|mid)\s+|\bmid-)`
 
 const PATTERNS: ReadonlyArray<{ readonly re: RegExp; readonly read: (m: RegExpExecArray) => QueryPeriod }> = [
   { re: new RegExp(String.raw`\b${DAY}\s+(?:of\s+)?${MONTH},?\s+${YEAR}\b`, "gi"), read: (m) => period(m[3], m[2], m[1]) },
@@ -40,11 +40,11 @@ const valid = (p: QueryPeriod, text: string): boolean => {
   return p.year !== null || p.month !== null
 }
 
-/** The periods a question names, each once, the most specific reading of each stretch of its words. */
+/** The periods a question names, in the order it names them: the most specific reading of each stretch of its words. */
 export const queryPeriods = (query: string): Array<QueryPeriod> => {
   if (!/\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)/i.test(query)) return []
   const taken: Array<[number, number]> = []
-  const out: Array<QueryPeriod> = []
+  const out: Array<{ readonly at: number; readonly period: QueryPeriod }> = []
   for (const { re, read } of PATTERNS) {
     re.lastIndex = 0
     for (let m = re.exec(query); m !== null; m = re.exec(query)) {
@@ -54,10 +54,10 @@ export const queryPeriods = (query: string): Array<QueryPeriod> => {
       const p = read(m)
       if (!valid(p, m[0])) continue
       taken.push([start, end])
-      out.push(p)
+      out.push({ at: start, period: p })
     }
   }
-  return out
+  return out.sort((a, b) => a.at - b.at).map((x) => x.period)
 }
 
 const DAY_MS = 86_400_000

@@ -16,6 +16,10 @@ describe("the period a question names", () => {
       { year: 2024, month: 9, day: null },
       { year: 2025, month: null, day: null }
     ])
+    expect(queryPeriods("What changed between mid-March and mid 2024?")).toEqual([
+      { year: null, month: 3, day: null },
+      { year: 2024, month: null, day: null }
+    ])
   })
 
   it("names none in counts, verbs and relative times", () => {
