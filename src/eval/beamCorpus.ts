@@ -5,6 +5,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect, Schema } from "effect"
 import type { Role } from "../domain/Message.js"
+import { monthIndex } from "../text/months.js"
 import { decodeCorpus, readJsonFile } from "./corpus.js"
 import { CorpusError } from "./errors.js"
 
@@ -63,12 +64,11 @@ const Question = Schema.Struct({
 const Questions = Schema.Record({ key: Schema.String, value: Schema.Array(Question) })
 
 const PLAN_MARKER = /\s*->->\s*[\d,\s]+$/
-const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
 
 /** "January-05-2024" → "2024-01-05T00:00:00.000Z" (null when it is not of that form). */
 export const parseTimeAnchor = (text: string): string | null => {
   const m = /^([A-Za-z]+)-(\d{1,2})-(\d{4})$/.exec(text.trim())
-  const month = m === null ? -1 : MONTHS.indexOf(m[1]!.toLowerCase())
+  const month = m === null ? -1 : monthIndex(m[1]!)
   if (m === null || month < 0) return null
   const d = new Date(Date.UTC(Number(m[3]), month, Number(m[2])))
   return Number.isNaN(d.getTime()) ? null : d.toISOString()

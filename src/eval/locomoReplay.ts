@@ -11,6 +11,7 @@ import type { EmbedderShape } from "../services/Embedder.js"
 import { GraphStore } from "../services/GraphStore.js"
 import { Retriever } from "../services/Retriever.js"
 import { inReplayStore, replaySessions, resultTurns } from "./replayStore.js"
+import { monthIndex } from "../text/months.js"
 
 export interface LocomoTurn {
   readonly diaId: string
@@ -43,13 +44,12 @@ export interface LocomoConversation {
   readonly questions: ReadonlyArray<LocomoQuestion>
 }
 
-const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
 
 /** "1:56 pm on 8 May, 2023" -> "2023-05-08T13:56:00.000Z" (null when it is not of that form). */
 export const parseLocomoDate = (text: string): string | null => {
   const m = /^\s*(\d{1,2}):(\d{2})\s*(am|pm)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$/i.exec(text)
   if (m === null) return null
-  const month = MONTHS.indexOf(m[5]!.toLowerCase())
+  const month = monthIndex(m[5]!)
   if (month < 0) return null
   let hour = Number(m[1]) % 12
   if (m[3]!.toLowerCase() === "pm") hour += 12

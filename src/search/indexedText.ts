@@ -1,7 +1,4 @@
-const MONTHS = [
-  "january", "february", "march", "april", "may", "june",
-  "july", "august", "september", "october", "november", "december"
-]
+import { MONTH_NAMES } from "../text/months.js"
 
 /**
  * Indexed text of a message or memory: its content plus the month and year it was said in (a memory: its
@@ -9,7 +6,7 @@ const MONTHS = [
  */
 export const indexedText = (content: string, timestamp: string): string => {
   const m = /^(\d{4})-(\d{2})/.exec(timestamp)
-  const month = m === null ? undefined : MONTHS[Number(m[2]) - 1]
+  const month = m === null ? undefined : MONTH_NAMES[Number(m[2]) - 1]
   return month === undefined ? content : `${content} ${month} ${m![1]}`
 }
 

@@ -1,6 +1,7 @@
 // The stretch of time a question asks about, when it names one by the calendar: "on May 3, 2023",
 // "on 1 February, 2023", "in July 2023", "in 2022", "in June" (any year's June). Relative periods ("last
 // year") are left out: what they mean depends on when the question is asked, not on the words.
+import { monthIndex } from "./months.js"
 
 /** A calendar period a question names. */
 export interface QueryPeriod {
@@ -12,7 +13,6 @@ export interface QueryPeriod {
   readonly day: number | null
 }
 
-const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"] as const
 const MONTH = String.raw`(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?`
 const DAY = String.raw`(\d{1,2})(?:st|nd|rd|th)?`
 const YEAR = String.raw`((?:19|20)\d\d)`
@@ -30,7 +30,7 @@ const PATTERNS: ReadonlyArray<{ readonly re: RegExp; readonly read: (m: RegExpEx
 
 const period = (year: string | undefined, month: string | undefined, day: string | undefined): QueryPeriod => ({
   year: year === undefined ? null : Number(year),
-  month: month === undefined ? null : MONTHS.indexOf(month.slice(0, 3).toLowerCase() as (typeof MONTHS)[number]) + 1,
+  month: month === undefined ? null : monthIndex(month) + 1,
   day: day === undefined ? null : Number(day)
 })
 

@@ -1,10 +1,16 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { monthIndex } from "../../src/text/months.js"
 import { queryPeriods, withinPeriod } from "../../src/text/queryPeriod.js"
 import { Retriever } from "../../src/services/Retriever.js"
 import { logAll, world } from "./support.js"
 
 describe("the period a question names", () => {
+  it("knows a month by its name or an abbreviation of three letters or more, nothing shorter or else", () => {
+    expect(["January", "Sept", "sep.", "MAR", "december"].map(monthIndex)).toEqual([0, 8, 8, 2, 11])
+    expect(["ma", "", "mayo", "Monday"].map(monthIndex)).toEqual([-1, -1, -1, -1])
+  })
+
   it("reads days, months and years, the most specific reading of each stretch", () => {
     expect(queryPeriods("Who did Maria have dinner with on May 3, 2023?")).toEqual([{ year: 2023, month: 5, day: 3 }])
     expect(queryPeriods("What did Gina find for her clothing store on 1 February, 2023?")).toEqual([{ year: 2023, month: 2, day: 1 }])

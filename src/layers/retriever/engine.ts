@@ -114,7 +114,7 @@ export interface RankSources {
 
 /** One query's work that a second ranking pass over the same views need not redo. */
 export class RankMemo {
-  raw: { readonly view: RawLogView; readonly ranking: Ranking } | null = null
+  raw: { readonly view: RawLogView; readonly ranking: Ranking; readonly inPeriod: InPeriod | undefined } | null = null
   /** The raw-log ranking of what a denial denies (denialLookup). */
   denied: { readonly view: RawLogView; readonly text: string; readonly ranking: Ranking } | null = null
 }
@@ -220,8 +220,8 @@ const rankBuffer = (req: RankRequest, settings: RankSettings, hits: ReadonlyArra
 interface LexicalSearch {
   readonly hits: ReadonlyArray<LexicalHit>
   readonly accept: (key: string) => boolean
-  /** Whether a raw-log line was said in a period the question names; null when it names none. */
-  readonly inPeriod?: ((key: string) => boolean) | null
+  /** Whether a raw-log line was said in a period the question names; absent when it names none. */
+  readonly inPeriod?: InPeriod
 }
 
 const graphLexical = (req: RankRequest, ctx: EligibilityContext, view: GraphCandidates): LexicalSearch => {
@@ -368,8 +368,8 @@ const rawLexical = (
     )
   }
   // Scored once per query: a second pass only refuses more lines.
-  if (memo.raw === null || memo.raw.view !== raw) memo.raw = { view: raw, ranking: raw.lexical.ranking(req.query) }
-  const ranking = memo.raw.ranking
+  if (memo.raw === null || memo.raw.view !== raw) memo.raw = { view: raw, ranking: raw.lexical.ranking(req.query), inPeriod: periodFilter(req.query, raw) }
+  const { ranking, inPeriod } = memo.raw
   const hits = ranking.take(pool(req.k), accept)
   const taken = new Set(hits.map((h) => h.key))
   const more: Array<LexicalHit> = []
@@ -385,21 +385,26 @@ const rawLexical = (
   // request for a summary wants the conversation's breadth, as the lines rank.
   if (!SUMMARY.test(req.query)) add(ranking.take(pool(req.k), (key) => raw.docs.get(key)?.role === "user" && accept(key)))
   // A question that names a period ("what did Maria do in May 2023") looks as deeply at the lines said then.
-  const inPeriod = periodFilter(req.query, raw)
-  if (inPeriod !== null) {
-    let examined = 0
-    add(ranking.take(pool(req.k), (key) => examined++ < PERIOD_EXAMINED * pool(req.k) && inPeriod(key) && accept(key)))
-  }
-  return { hits: more.length === 0 ? hits : [...hits, ...more].sort((a, b) => b.score - a.score), accept, inPeriod }
+  if (inPeriod === undefined) return { hits: merged(hits, more), accept }
+  let examined = 0
+  add(ranking.take(pool(req.k), (key) => examined++ < PERIOD_EXAMINED * pool(req.k) && inPeriod(key) && accept(key)))
+  return { hits: merged(hits, more), accept, inPeriod }
 }
+
+/** The pool's best hits and the lines looked at more deeply, best first. */
+const merged = (hits: ReadonlyArray<LexicalHit>, more: ReadonlyArray<LexicalHit>) =>
+  more.length === 0 ? hits : [...hits, ...more].sort((a, b) => b.score - a.score)
 
 /** Of the lines that match a period question's words, how many (times the pool) are looked at for its period's. */
 const PERIOD_EXAMINED = 20
 
-/** Whether a line was said in a period the query names (queryPeriod.ts), or null when it names none. */
-const periodFilter = (query: string, raw: RawLogView): ((key: string) => boolean) | null => {
+/** Whether a raw-log line (by key) was said in a period the question names. */
+type InPeriod = (key: string) => boolean
+
+/** The lines said in a period the query names (queryPeriod.ts), each looked up once; undefined when it names none. */
+const periodFilter = (query: string, raw: RawLogView): InPeriod | undefined => {
   const periods = queryPeriods(query)
-  if (periods.length === 0) return null
+  if (periods.length === 0) return undefined
   const seen = new Map<string, boolean>()
   return (key) => {
     let yes = seen.get(key)
@@ -473,10 +478,10 @@ const rankRawLog = (
   const q = req.queryVector
   const vectors = q !== null && raw.vectors !== null && raw.vectors.dim === q.length ? raw.vectors : null
   const semantic = new Map<string, number>()
-  const inPeriod = search.inPeriod ?? null
+  const inPeriod = search.inPeriod
   if (vectors !== null) {
     for (const h of vectors.search(q!, n, accept)) semantic.set(h.id, Math.max(0, h.score))
-    if (inPeriod !== null) for (const h of vectors.search(q!, n, (key) => inPeriod(key) && accept(key))) semantic.set(h.id, Math.max(0, h.score))
+    if (inPeriod !== undefined) for (const h of vectors.search(q!, n, (key) => inPeriod(key) && accept(key))) semantic.set(h.id, Math.max(0, h.score))
   }
   const tuning = settings.raw
   const lexShare = vectors === null ? 1 : tuning.lexicalShare
@@ -545,7 +550,7 @@ const rankRawLog = (
     const context =
       tuning.neighbourWeight * Math.max(neighbour(doc.prev), neighbour(doc.next)) +
       tuning.sessionWeight * sessionScore.get(doc.sessionId)!
-    const total = s.h + context + (inPeriod !== null && inPeriod(key) ? tuning.periodWeight : 0)
+    const total = s.h + context + (inPeriod?.(key) === true ? tuning.periodWeight : 0)
     if (total > top) top = total
     scored.push({ doc, total, s, context })
   }

@@ -30,9 +30,13 @@ export interface Marks {
 
 // A question about what used to be, or about the change itself, wants the old value where it ranked. "First"
 // only as when something began ("when I first set", "at first"): "my first portfolio review" asks for its current date.
-// A question about when something was said ("When did I mention the signing bonus…?") asks for that statement.
 const ASKS_HISTORY =
-  /\b(?:originally|initially|at first|(?:i|we|you|he|she|they)\s+first|previous(?:ly)?|used to|earlier|before|old|former(?:ly)?|history|change[sd]?|progress(?:ed)?)\b|\bwhen\s+(?:did|have|had)\s+(?:i|we)\s+(?:\w+\s+)?(?:mention(?:ed)?|say|said|tell|told|talk(?:ed)?\s+about|br(?:ing|ought)\s+up|ask(?:ed)?)\b/i
+  /\b(?:originally|initially|at first|(?:i|we|you|he|she|they)\s+first|previous(?:ly)?|used to|earlier|before|old|former(?:ly)?|history|change[sd]?|progress(?:ed)?)\b/i
+// A question about when something was said ("When did I mention the signing bonus…?") asks for that statement.
+const ASKS_WHEN_SAID =
+  /\bwhen\s+(?:did|have|had)\s+(?:i|we)\s+(?:\w+\s+)?(?:mention(?:ed)?|say|said|tell|told|talk(?:ed)?\s+about|br(?:ing|ought)\s+up|ask(?:ed)?)\b/i
+/** Whether the question wants the statements of a value where they ranked, not the current one first. */
+const keepsRank = (query: string): boolean => ASKS_HISTORY.test(query) || ASKS_WHEN_SAID.test(query)
 
 // A question whether something ever happened ("Have I ever rejected…?", "Did Ronald ever…?"): any time counts, no value is current.
 const EVER = /^\s*(?:have|has|had|did|do|does|was|were)\b[^?.!]*\bever\b/i
@@ -342,6 +346,7 @@ export const newerWins = <A extends Said>(
   // something ever happened asks for no value: the amounts beside it are of many things (proposals of $5,000 and $6,000).
   if (EVER.test(query)) return out
   const ranked = [...out]
+  const asRanked = keepsRank(query)
   const kinds = EXPECTED.find(([re]) => re.test(query))?.[1] ?? null
   const given = attributeMentions(query)
   const askedWords = askedAttribute(query)
@@ -377,13 +382,13 @@ export const newerWins = <A extends Said>(
       const newest = byTime.find((i) => value(i) === current)!
       const older = byTime.find((i) => value(i) !== current)!
       // Current value first; in time order when history is asked for; where they ranked when the question is about the past.
-      const order = includeHistory ? [...byTime].reverse() : ASKS_HISTORY.test(query) ? members : byValue
+      const order = includeHistory ? [...byTime].reverse() : asRanked ? members : byValue
       members.forEach((pos, j) => (out[pos] = ranked[order[j]!]!))
       const now = ranked[newest]!
       Object.assign(ranked[byValue[0]!]!, { updated: { at: now.at!, before: value(older), beforeAt: at(older) } })
       for (const i of members) if (value(i) !== current) Object.assign(ranked[i]!, { supersededBy: { at: now.at!, ...refOf(now) } })
     }
-    if (!ASKS_HISTORY.test(query) && !includeHistory) {
+    if (!asRanked && !includeHistory) {
       // The answer states a value: a statement of the user's about the same thing that states none, or an assistant
       // line, covering the question no better, does not stand above the user's statement of it.
       const first = members[0]!
@@ -398,7 +403,7 @@ export const newerWins = <A extends Said>(
   }
   // 3. No two values of the slot among them: a later statement that says it changed may still be the update, when
   // the question asks for a value (by its wording, or by naming what one is of that a candidate states).
-  if (!reordered && (kinds !== null || (asked !== null && anchorAt >= 0)) && !AGGREGATE.test(query) && !ASKS_HISTORY.test(query) && !includeHistory) {
+  if (!reordered && (kinds !== null || (asked !== null && anchorAt >= 0)) && !AGGREGATE.test(query) && !asRanked && !includeHistory) {
     cuedUpdate(out, terms, sentencesOf, anchorAt >= 0 ? stated[anchorAt]!.mention : null)
   }
   return out
