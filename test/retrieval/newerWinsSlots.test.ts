@@ -123,3 +123,71 @@ describe("an update said as a change to a value, asked for by what it is of", ()
     ])
   })
 })
+
+describe("a question when something is, beside the user's words about it that say no date", () => {
+  const query = "When was the wall-mounted pegboard for tools and supplies installed to free up extra space?"
+  const added = "What's the best way to organize my tools and supplies now that I've added a wall-mounted pegboard, freeing up 3 sq ft"
+  const installed =
+    "What's the best way to utilize the space saved from the pegboard installation that was completed on September 18 to enhance my home's functionality?"
+
+  it("the dated statement comes above them, however many more of the question's words they have", () => {
+    const out = newerWins([said(added, JAN, 0), said(installed, FEB, 1)], query, false)
+    expect(marked(out)).toEqual([
+      [installed, null, null],
+      [added, null, null]
+    ])
+  })
+
+  it("a question for another value, or an assistant line saying no date, stays where it ranked", () => {
+    const asked = "How much space did the wall-mounted pegboard for tools and supplies free up?"
+    expect(marked(newerWins([said(added, JAN, 0), said(installed, FEB, 1)], asked, false))).toEqual([
+      [added, null, null],
+      [installed, null, null]
+    ])
+    const reply = { ...said("A wall-mounted pegboard for tools and supplies frees up extra space and keeps everything in view.", JAN, 0), said: false }
+    expect(marked(newerWins([reply, said(installed, FEB, 1)], query, false))).toEqual([
+      [reply.content, null, null],
+      [installed, null, null]
+    ])
+  })
+})
+
+describe("a later statement naming the attribute an earlier one gives a value of, in other words", () => {
+  const query = "How much money do I have set aside for unexpected rehearsal or costume expenses?"
+  const setAside = "I set aside $150 as an emergency fund for unexpected rehearsal or costume costs, and I'm hoping that will be enough to cover any last-minute expenses"
+  const later = (fund: string) =>
+    `I'm considering using my ${fund} for something other than unexpected costume repairs, but I'm not sure if that's a good idea since I just increased it after the last recital`
+
+  it("with another value, comes above it; the earlier one is marked", () => {
+    const out = newerWins([said(setAside, JAN, 0), said(later("$200 emergency fund"), FEB, 1)], query, false)
+    expect(marked(out)).toEqual([
+      [later("$200 emergency fund"), null, null],
+      [setAside, FEB, null]
+    ])
+  })
+
+  it("another fund, a bare 'budget', or the same value said again stays where it ranked", () => {
+    for (const fund of ["$200 travel fund", "$200 budget", "$150 emergency fund"]) {
+      expect(marked(newerWins([said(setAside, JAN, 0), said(later(fund), FEB, 1)], query, false))).toEqual([
+        [setAside, null, null],
+        [later(fund), null, null]
+      ])
+    }
+  })
+
+  const entries =
+    "I'm trying to implement a data modeling approach for my restaurant dataset, which includes 10,000+ restaurant entries and 50,000 user ratings, with fields like cuisine, location, and price range."
+  const stats =
+    "I'm trying to update my dataset statistics, can you help me create a summary table with the new numbers? I have 12,500 restaurant entries and 60,000 user ratings now, and I want to make sure I'm displaying the correct information."
+
+  it("counts too: the new numbers come first; asked what they were at the start, both stay where they ranked", () => {
+    expect(marked(newerWins([said(entries, JAN, 0), said(stats, FEB, 1)], "How many entries and ratings does my dataset include?", false))).toEqual([
+      [stats, null, null],
+      [entries, FEB, null]
+    ])
+    expect(marked(newerWins([said(entries, JAN, 0), said(stats, FEB, 1)], "How many entries and ratings did I say my dataset includes at the start?", false))).toEqual([
+      [entries, null, null],
+      [stats, null, null]
+    ])
+  })
+})

@@ -6,7 +6,7 @@
 import type { SourceRef } from "../../domain/Message.js"
 import type { ConflictsWith, SupersededBy, Updated } from "../../domain/Result.js"
 import { analyze } from "../../search/IndexAnalyzer.js"
-import { type AttributeMention, aimedAt, askedAttribute, attributeMentions, isAimed, isThreshold, namesThing } from "../../text/attributes.js"
+import { type AttributeMention, aimedAt, askedAttribute, attributeMentions, isAimed, isThreshold, namesThing, sameAttribute, valuesIn } from "../../text/attributes.js"
 import { NUMBER_WORD } from "../../text/numberWords.js"
 import { splitSentences } from "../../text/sentences.js"
 
@@ -28,10 +28,10 @@ export interface Marks {
   readonly conflictsWith?: ConflictsWith
 }
 
-// A question about what used to be, or about the change itself, wants the old value where it ranked. "First"
+// A question about what used to be ("at the start"), or about the change itself, wants the old value where it ranked. "First"
 // only as when something began ("when I first set", "at first"): "my first portfolio review" asks for its current date.
 const ASKS_HISTORY =
-  /\b(?:originally|initially|at first|(?:i|we|you|he|she|they)\s+first|previous(?:ly)?|used to|earlier|before|old|former(?:ly)?|history|change[sd]?|progress(?:ed)?)\b/i
+  /\b(?:originally|initially|at first|at the (?:start|beginning|outset)|in the beginning|to begin with|(?:i|we|you|he|she|they)\s+first|previous(?:ly)?|used to|earlier|before|old|former(?:ly)?|history|change[sd]?|progress(?:ed)?)\b/i
 // A question about when something was said ("When did I mention the signing bonus…?") asks for that statement.
 const ASKS_WHEN_SAID =
   /\bwhen\s+(?:did|have|had)\s+(?:i|we)\s+(?:\w+\s+)?(?:mention(?:ed)?|say|said|tell|told|talk(?:ed)?\s+about|br(?:ing|ought)\s+up|ask(?:ed)?)\b/i
@@ -254,6 +254,10 @@ const affirms = (sentences: ReadonlyArray<AnalyzedSentence>, denial: Denial): nu
   return best
 }
 
+/** Whether any sentence says a date or a time of day. */
+const saysDate = (sentences: ReadonlyArray<AnalyzedSentence>): boolean =>
+  sentences.some((s) => [...valuesIn(s.text)].some((v) => v.startsWith("date:") || v.startsWith("time:")))
+
 /** The best share of the query's terms one sentence covers. */
 const coverageOf = (sentences: ReadonlyArray<AnalyzedSentence>, query: ReadonlySet<string>): number => {
   let best = 0
@@ -392,19 +396,24 @@ export const newerWins = <A extends Said>(
       // The answer states a value: a statement of the user's about the same thing that states none, or an assistant
       // line, covering the question no better, does not stand above the user's statement of it.
       const first = members[0]!
+      const asksWhen = kinds !== null && kinds.has("date")
       const above = ranked.slice(0, first).findIndex((c, i) => {
         // An assistant line covering no more is at best a restatement of what the user said.
         if (c.said === true && stated[i] !== null) return false
         const coverage = coverageOf(sentencesOf(c.content), terms)
-        return coverage > 0 && coverage <= anchor.coverage
+        if (coverage === 0) return false
+        // A question when something is asks for a date: the user's words about it that say none cannot answer it,
+        // however many of the question's words they have ("now that I've added a wall-mounted pegboard").
+        return coverage <= anchor.coverage || (asksWhen && c.said === true && !saysDate(sentencesOf(c.content)))
       })
       if (above >= 0) out.splice(above, 0, out.splice(first, 1)[0]!)
     }
   }
-  // 3. No two values of the slot among them: a later statement that says it changed may still be the update, when
+  // 3. No two values of the slot among them: a later statement that says it changed, or that names the attribute
+  // an earlier one gives a value of, may still be the update, when
   // the question asks for a value (by its wording, or by naming what one is of that a candidate states).
   if (!reordered && (kinds !== null || (asked !== null && anchorAt >= 0)) && !AGGREGATE.test(query) && !asRanked && !includeHistory) {
-    cuedUpdate(out, terms, sentencesOf, anchorAt >= 0 ? stated[anchorAt]!.mention : null)
+    cuedUpdate(out, terms, sentencesOf, anchorAt >= 0 ? stated[anchorAt]!.mention : null, kinds)
   }
   return out
 }
@@ -425,43 +434,78 @@ const CUE_TOP = 10
  * photography budget … adjusted to $350 monthly" of "allocate monthly for my photography gear…").
  */
 const CUE_SHARE = 0.5
+/** A later statement naming the earlier one's attribute must still share this many of the query's terms. */
+const RESTATE_MIN_TERMS = 2
 
 /**
  * The query terms a candidate's best sentence covers, and those its sentences saying a change cover (a change to a
  * value of the kind and unit of `like`, when the candidates state one: a deadline moved is no change of a budget).
  */
-const coveredBy = (sentences: ReadonlyArray<AnalyzedSentence>, query: ReadonlySet<string>, like: AttributeMention | null) => {
+const coveredBy = (
+  sentences: ReadonlyArray<AnalyzedSentence>,
+  query: ReadonlySet<string>,
+  like: AttributeMention | null,
+  kinds: ReadonlySet<string> | null
+) => {
   let best: Array<string> = []
   const cued = new Set<string>()
+  const named: Array<AttributeMention> = []
   for (const s of sentences) {
     const covered = coveredTerms(s, query)
     if (covered.length > best.length) best = covered
-    if (covered.length === 0 || !CHANGE_CUE.test(s.text) || !saysNumber(s.text)) continue
+    if (covered.length === 0) continue
+    for (const m of mentionsOf(s)) if (namedValue(m, s.text, like, kinds)) named.push(m)
+    if (!CHANGE_CUE.test(s.text) || !saysNumber(s.text)) continue
     if (like !== null && !mentionsOf(s).some((m) => m.kind === like.kind && m.unit === like.unit)) continue
     for (const t of covered) cued.add(t)
   }
-  return { best, cued }
+  return { best, cued, named }
 }
 
 /**
+ * A value whose attribute is named in two words or more ("emergency fund", "study time"), of the kind asked for and
+ * held (not aimed for): two statements of it with different values are one value said twice, however else they differ.
+ */
+const namedValue = (m: AttributeMention, text: string, like: AttributeMention | null, kinds: ReadonlySet<string> | null): boolean =>
+  m.modifiers.length >= 1 &&
+  namesThing(m) &&
+  (kinds === null || kinds.has(m.kind)) &&
+  (like === null || (m.kind === like.kind && m.unit === like.unit)) &&
+  !isAimed(m, text) &&
+  !isThreshold(m, text)
+
+/**
+ * Whether a later statement gives another value of an attribute an earlier one names ("my $200 emergency fund" after
+ * "$150 as an emergency fund"). Most dates and times mark events ("I celebrated the article series on July 1"): a
+ * later one replaces another only when said to ("moved to").
+ */
+const restates = (earlier: ReadonlyArray<AttributeMention>, later: ReadonlyArray<AttributeMention>): boolean =>
+  later.some((b) => (b.cue || (b.kind !== "date" && b.kind !== "time")) && earlier.some((a) => sameAttribute(a, b) && a.value !== b.value))
+
+/**
  * A later statement of the user's saying that something changed, about what an earlier statement of theirs ranked
- * above it says of the question (most of the same question words), moves above it, which is marked with it; once
- * per query, among the best candidates.
+ * above it says of the question (most of the same question words), or giving another value of an attribute the
+ * earlier one names ("I'm considering using my $200 emergency fund for …" after "I set aside $150 as an emergency
+ * fund for unexpected rehearsal or costume costs"), moves above it, which is marked with it; once per query, among
+ * the best candidates.
  */
 const cuedUpdate = <A extends Said>(
   out: Array<A & Marks>,
   query: ReadonlySet<string>,
   sentencesOf: SentencesOf,
-  like: AttributeMention | null
+  like: AttributeMention | null,
+  kinds: ReadonlySet<string> | null
 ): void => {
   const n = Math.min(out.length, CUE_TOP)
-  const covered = out.slice(0, n).map((c) => (c.said === true && c.at !== undefined ? coveredBy(sentencesOf(c.content), query, like) : null))
+  const covered = out.slice(0, n).map((c) => (c.said === true && c.at !== undefined ? coveredBy(sentencesOf(c.content), query, like, kinds) : null))
   for (let j = 1; j < n; j++) {
     const later = covered[j]
-    if (later === null || later === undefined || later.cued.size === 0) continue
+    if (later === null || later === undefined || (later.cued.size === 0 && later.named.length === 0)) continue
     const i = covered.findIndex((earlier, at) => {
       if (at >= j || earlier === null || earlier.best.length < 2 || out[at]!.at! >= out[j]!.at!) return false
-      return earlier.best.filter((t) => later.cued.has(t)).length >= CUE_SHARE * earlier.best.length
+      if (earlier.best.filter((t) => later.cued.has(t)).length >= CUE_SHARE * earlier.best.length) return true
+      // Said in other words, but of the attribute the earlier statement names, with another value.
+      return later.best.length >= RESTATE_MIN_TERMS && restates(earlier.named, later.named)
     })
     if (i < 0) continue
     const now = out[j]!
