@@ -314,3 +314,26 @@ describe("not one value: nothing moves, nothing is marked", () => {
     }).pipe(Effect.provide(world()))
   )
 })
+
+describe("a change the candidates do not hold, found in the raw log by the words of the statement it changes", () => {
+  const scheduled =
+    "I have scheduled batch cooking sessions for March 24 and March 31 at 3 PM, but I'm kinda worried I might forget, can you remind me about these sessions?"
+  const extended =
+    "I'm kinda curious, what are some new recipes I can try during the batch cooking sessions on March 24 and March 31, since they were extended by 30 minutes?"
+  // The assistant's replies match the question as well as the change does, more briefly, and fill the candidates.
+  const replies = Array.from({ length: 32 }, (_, i) => ["assistant", `Tip ${i + 1}: batch cooking sessions go well with labelled containers.`, JAN] as const)
+
+  it.effect("comes in above the statement it changes, which is marked with it", () =>
+    Effect.gen(function* () {
+      yield* logAll("s0", [["user", scheduled, JAN], ...replies])
+      yield* logAll("s1", [["user", extended, FEB]])
+      const results = yield* retrieve("How long are the batch cooking sessions scheduled to last?")
+      expect(marked(results.slice(0, 3))).toEqual([
+        ["raw_log", extended, null, null, null],
+        ["raw_log", scheduled, FEB, null, null],
+        ["raw_log", replies[0]![1], null, null, null]
+      ])
+      expect(results[1]!.supersededBy).toEqual({ at: FEB, sourceRefs: [ref("s1", 0)] })
+    }).pipe(Effect.provide(world()))
+  )
+})

@@ -191,3 +191,46 @@ describe("a later statement naming the attribute an earlier one gives a value of
     ])
   })
 })
+
+describe("a change said past the candidates, found by the words of the user's statement it changes", () => {
+  const query = "How long are the batch cooking sessions scheduled to last?"
+  const scheduled =
+    "I have scheduled batch cooking sessions for March 24 and March 31 at 3 PM, but I'm kinda worried I might forget, can you remind me about these sessions?"
+  const usual = "My Sunday batch cooking session usually runs 3.5 hours."
+  const later = (change: string) => `I'm kinda curious, what are some new recipes I can try during the batch cooking sessions on March 24 and March 31, ${change}?`
+  const extended = later("since they were extended by 30 minutes")
+
+  /** newerWins with a raw log that holds one more line of the user's, said at `at`; the texts it was asked for. */
+  const withLookup = (candidates: Parameters<typeof newerWins>[0], line: string, at: string) => {
+    const asked: Array<string> = []
+    const out = newerWins(candidates, query, false, (_, text) => {
+      asked.push(text)
+      return [said(line, at, 9)]
+    })
+    return { out: marked(out), asked }
+  }
+
+  it("a later line saying it changed, in a measure of the value the candidates state, comes above the oldest statement of it, marked", () => {
+    // Minutes change a length said in hours; the oldest of the best statements is the one looked up.
+    const { out, asked } = withLookup([said(usual, FEB, 0), said(scheduled, JAN, 1)], extended, MAR)
+    expect(asked).toEqual([scheduled])
+    expect(out).toEqual([
+      [usual, null, null],
+      [extended, null, null],
+      [scheduled, MAR, null]
+    ])
+  })
+
+  it("a line said before it, one saying no change, or a change of another measure is left where it was: nothing comes in", () => {
+    for (const [line, at] of [
+      [extended, "2026-01-01T09:00:00.000Z"],
+      [later("with 30 guests"), MAR],
+      [later("since the budget was increased to $80"), MAR]
+    ] as const) {
+      expect(withLookup([said(usual, FEB, 0), said(scheduled, JAN, 1)], line, at).out).toEqual([
+        [usual, null, null],
+        [scheduled, null, null]
+      ])
+    }
+  })
+})

@@ -271,8 +271,9 @@ const refOf = (x: Said) => ({ sourceRefs: x.sourceRefs, ...(x.nodeId !== undefin
 export const DENIAL_LOOKUP_TOP = 10
 
 /**
- * Finds what the user said that may affirm a denial no candidate affirms: at most a few of their own lines, best
- * match first, none of them a candidate (the raw log's lexical index, searched for `denied`; engine.ts).
+ * Finds what the user said, past the candidates, that best matches a text: what may affirm a denial no candidate
+ * affirms, or a later change to a value a candidate states. At most a few of their own lines, best match first, none
+ * of them a candidate (the raw log's lexical index, searched for the text; engine.ts).
  */
 export type DenialLookup<A> = (denier: A, denied: string) => ReadonlyArray<A>
 
@@ -413,7 +414,7 @@ export const newerWins = <A extends Said>(
   // an earlier one gives a value of, may still be the update, when
   // the question asks for a value (by its wording, or by naming what one is of that a candidate states).
   if (!reordered && (kinds !== null || (asked !== null && anchorAt >= 0)) && !AGGREGATE.test(query) && !asRanked && !includeHistory) {
-    cuedUpdate(out, terms, sentencesOf, anchorAt >= 0 ? stated[anchorAt]!.mention : null, kinds)
+    cuedUpdate(out, terms, sentencesOf, anchorAt >= 0 ? stated[anchorAt]!.mention : null, kinds, lookedUp ? undefined : lookup)
   }
   return out
 }
@@ -448,19 +449,31 @@ const coveredBy = (
   kinds: ReadonlySet<string> | null
 ) => {
   let best: Array<string> = []
+  let sentence = ""
   const cued = new Set<string>()
   const named: Array<AttributeMention> = []
   for (const s of sentences) {
     const covered = coveredTerms(s, query)
-    if (covered.length > best.length) best = covered
+    if (covered.length > best.length) [best, sentence] = [covered, s.text]
     if (covered.length === 0) continue
     for (const m of mentionsOf(s)) if (namedValue(m, s.text, like, kinds)) named.push(m)
     if (!CHANGE_CUE.test(s.text) || !saysNumber(s.text)) continue
-    if (like !== null && !mentionsOf(s).some((m) => m.kind === like.kind && m.unit === like.unit)) continue
+    if (like !== null && !mentionsOf(s).some((m) => m.kind === like.kind && sameMeasure(m.unit, like.unit)) && !saysMeasure(s.text, like)) continue
     for (const t of covered) cued.add(t)
   }
-  return { best, cued, named }
+  return { best, sentence, cued, named }
 }
+
+type Covered = ReturnType<typeof coveredBy>
+
+// Units of one measure: a session of 3.5 hours "extended by 30 minutes" is a change of its length.
+const DURATION = new Set(["ms", "s", "min", "h", "day", "week", "month", "year"])
+/** Whether a text says a quantity in a unit of the measure of `like`, whatever it is of ("extended by 30 minutes"). */
+const saysMeasure = (text: string, like: AttributeMention): boolean =>
+  like.kind === "quantity" && [...valuesIn(text)].some((v) => v.startsWith("quantity:") && sameMeasure(v.slice(v.indexOf(" ") + 1), like.unit))
+
+/** Whether two units measure one thing (the same unit, or two of duration). */
+const sameMeasure = (a: string, b: string): boolean => a === b || (DURATION.has(a) && DURATION.has(b))
 
 /**
  * A value whose attribute is named in two words or more ("emergency fund", "study time"), of the kind asked for and
@@ -494,23 +507,44 @@ const cuedUpdate = <A extends Said>(
   query: ReadonlySet<string>,
   sentencesOf: SentencesOf,
   like: AttributeMention | null,
-  kinds: ReadonlySet<string> | null
+  kinds: ReadonlySet<string> | null,
+  lookup: DenialLookup<A> | undefined
 ): void => {
   const n = Math.min(out.length, CUE_TOP)
   const covered = out.slice(0, n).map((c) => (c.said === true && c.at !== undefined ? coveredBy(sentencesOf(c.content), query, like, kinds) : null))
+  const updates = (earlier: Covered, later: Covered) =>
+    earlier.best.filter((t) => later.cued.has(t)).length >= CUE_SHARE * earlier.best.length ||
+    // Said in other words, but of the attribute the earlier statement names, with another value.
+    (later.best.length >= RESTATE_MIN_TERMS && restates(earlier.named, later.named))
   for (let j = 1; j < n; j++) {
     const later = covered[j]
     if (later === null || later === undefined || (later.cued.size === 0 && later.named.length === 0)) continue
-    const i = covered.findIndex((earlier, at) => {
-      if (at >= j || earlier === null || earlier.best.length < 2 || out[at]!.at! >= out[j]!.at!) return false
-      if (earlier.best.filter((t) => later.cued.has(t)).length >= CUE_SHARE * earlier.best.length) return true
-      // Said in other words, but of the attribute the earlier statement names, with another value.
-      return later.best.length >= RESTATE_MIN_TERMS && restates(earlier.named, later.named)
-    })
+    const i = covered.findIndex((earlier, at) => at < j && earlier !== null && earlier.best.length >= 2 && out[at]!.at! < out[j]!.at! && updates(earlier, later))
     if (i < 0) continue
     const now = out[j]!
     Object.assign(out[i]!, { supersededBy: { at: now.at!, ...refOf(now) } })
     out.splice(i, 0, out.splice(j, 1)[0]!)
     return
   }
+  if (lookup === undefined) return
+  // None among them: the user's statement about the question may have been changed since in a line of theirs that
+  // ranks lower, said in other words ("…the extended batch cooking sessions on March 24 and March 31, since they
+  // were extended by 30 minutes"). Of their statements covering the question best, the oldest has had the most
+  // time to change; its own sentence finds the lines about it.
+  let i = -1
+  for (const [at, c] of covered.entries()) {
+    if (c === null || c.best.length < Math.max(2, MIN_COVERAGE * query.size)) continue
+    const best = i < 0 ? null : covered[i]!
+    if (best === null || c.best.length > best.best.length || (c.best.length === best.best.length && out[at]!.at! < out[i]!.at!)) i = at
+  }
+  if (i < 0) return
+  const earlier = covered[i]!
+  const found = lookup(out[i]!, earlier.sentence).find((x) => {
+    if (x.said !== true || x.at === undefined || x.at <= out[i]!.at!) return false
+    const later = coveredBy(sentencesOf(x.content), query, like, kinds)
+    return (later.cued.size > 0 || later.named.length > 0) && updates(earlier, later)
+  })
+  if (found === undefined) return
+  Object.assign(out[i]!, { supersededBy: { at: found.at!, ...refOf(found) } })
+  out.splice(i, 0, { ...found })
 }
