@@ -634,23 +634,25 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
 
     // Vectors live in memory between queries and in a saved image; a writer's change costs the rows it changed.
     const vectors = makeVectorSource(sql, options.vectorImage ?? null)
-    const vectorsFor = (modelId: string | null, saveImage: boolean) =>
-      Effect.flatMap(stampNow, (stamp) => vectors.vectorsFor(modelId, stamp, saveImage))
-
-    /** `saveImage` false inside a write (updatePart): the writer's own change would make the image stale at once. */
+    /**
+     * `saveImage` false inside a write (updatePart): the writer's own change would make the image stale at once.
+     * The index stays open until the search ends, though releaseFiles (another query following a delete) comes
+     * between its steps.
+     */
     const vectorTopK = (q: VectorQuery, saveImage = true) =>
-      Effect.gen(function* () {
-        const index = yield* vectorsFor(q.modelId, saveImage)
-        if (index === null || index.dim !== q.vector.length) return null
-        if (q.k <= 0) return []
-        const { where, params } = filterSql(q.filter)
-        return yield* filteredVectorTopK(index, q.vector, q.k, (ids) =>
-          Effect.map(
-            sql.unsafe<{ id: string }>(`SELECT n.id FROM nodes n WHERE n.id IN (${ids.map(() => "?").join(", ")}) AND ${where}`, [...ids, ...params]),
-            (rows) => rows.map((r) => r.id)
+      Effect.flatMap(stampNow, (stamp) =>
+        vectors.withVectors(q.modelId, stamp, saveImage, (index) => {
+          if (index === null || index.dim !== q.vector.length) return Effect.succeed(null)
+          if (q.k <= 0) return Effect.succeed([])
+          const { where, params } = filterSql(q.filter)
+          return filteredVectorTopK(index, q.vector, q.k, (ids) =>
+            Effect.map(
+              sql.unsafe<{ id: string }>(`SELECT n.id FROM nodes n WHERE n.id IN (${ids.map(() => "?").join(", ")}) AND ${where}`, [...ids, ...params]),
+              (rows) => rows.map((r) => r.id)
+            )
           )
-        )
-      })
+        })
+      )
 
     let p90Cache: { readonly stamp: string; readonly value: number } | null = null
     const accessP90 = Effect.gen(function* () {

@@ -186,12 +186,42 @@ export const makeVectorSource = (sql: SqlClient.SqlClient, files: VectorImageFil
       return pending === null ? Effect.void : Effect.asVoid(vectorsFor(pending.modelId, stamp, true))
     })
 
-  /** Drops the vectors held (the image file they are read from goes back at once): after a delete elsewhere. */
+  // Searches using each index now: one let go while a search reads it closes when that search ends.
+  const users = new Map<VectorIndex, number>()
+  const letGo = new Set<VectorIndex>()
+
+  /** `use` with the index vectorsFor gives, which stays open until `use` ends even if release() comes meanwhile. */
+  const withVectors = <A, E, R>(
+    modelId: string | null,
+    stamp: string,
+    saveImage: boolean,
+    use: (index: VectorIndex | null) => Effect.Effect<A, E, R>
+  ) =>
+    Effect.acquireUseRelease(
+      Effect.map(vectorsFor(modelId, stamp, saveImage), (index) => {
+        if (index !== null) users.set(index, (users.get(index) ?? 0) + 1)
+        return index
+      }),
+      use,
+      (index) =>
+        Effect.sync(() => {
+          if (index === null) return
+          const left = users.get(index)! - 1
+          if (left > 0) return void users.set(index, left)
+          users.delete(index)
+          if (letGo.delete(index)) index.close()
+        })
+    )
+
+  /** Drops the vectors held (the image file they are read from goes back once no search reads it): after a delete elsewhere. */
   const release = () => {
-    held?.index?.close()
+    const index = held?.index ?? null
     held = null
     heldStamp = null
+    if (index === null) return
+    if (users.has(index)) letGo.add(index)
+    else index.close()
   }
 
-  return { vectorsFor, saveAfterWrite, release }
+  return { vectorsFor, withVectors, saveAfterWrite, release }
 }
