@@ -25,7 +25,7 @@ import { readJsonGraphFile } from "./graph/jsonFile.js"
 import { graphMigrations, latestGraphMigration } from "./graph/migrations/index.js"
 import { decodeRowNode } from "../store/graphSerialization.js"
 import { filteredVectorTopK, filterSql, indexColumns } from "./graph/sqliteSearch.js"
-import { byBound, collectMatches, documentCount, exactScore } from "./graph/exactBm25.js"
+import { ascending, byBound, collectMatches, documentCount, exactScore, parseIntList } from "./graph/exactBm25.js"
 import { asStored, chunks, rowVectors, sourceRows, vectorBytes } from "./graph/rows.js"
 import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
 import { analyze } from "../search/IndexAnalyzer.js"
@@ -563,13 +563,14 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         // Each term's postings, one rowid per occurrence (the vocabulary's instance rows skip deleted documents),
         // which also give its document frequency: asking the row vocabulary for it read every posting once more.
         yield* instanceVocab
+        // group_concat hands each list over as one string (a row per posting cost three times as much).
         const df = new Map<string, number>()
         const live: Array<string> = []
-        const postings: Array<Array<number>> = []
+        const postings: Array<Float64Array> = []
         for (const t of terms) {
-          const rows = yield* sql<{ doc: number }>`SELECT doc FROM temp.node_terms_inst WHERE term = ${t}`.values
-          if (rows.length === 0) continue
-          const docs = rows.map((r) => r[0] as number)
+          const [row] = yield* sql<{ docs: string | null }>`SELECT group_concat(doc) AS docs FROM temp.node_terms_inst WHERE term = ${t}`
+          const docs = ascending(parseIntList(row?.docs ?? null))
+          if (docs.length === 0) continue
           live.push(t)
           df.set(t, documentCount(docs))
           postings.push(docs)
@@ -587,52 +588,71 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         const { where, params } = filterSql(q.filter)
         // Documents in bound order, their lengths (and the filter) read in growing batches, until the next
         // bound is below the k-th best exact score: no document left can enter.
-        const top: Array<{ readonly rid: number; readonly id: string; readonly score: number }> = []
+        // The rowids go in as one JSON array (json_each), so the statement's text, and SQLite's prepared
+        // statement, stay the same whatever the batch; (rowid, length) pairs come back as one list.
+        const lengths = `SELECT group_concat(n.rowid || ',' || n.lex_len) AS pairs FROM json_each(?) j
+          JOIN nodes n ON n.rowid = j.value WHERE ${where}`
+        const top: Array<{ readonly rid: number; readonly score: number }> = []
         const count = matches.rids.length
         const order = byBound(matches)
+        const slotOf = new Map<number, number>()
         for (let r = 0, batch = 128; r < count; batch = Math.min(2 * batch, 2048)) {
           const kth = top.length >= q.k ? top[q.k - 1]!.score : -Infinity
           if (matches.bound[order[r]!]! < kth) break
-          const part = Array.from(order.subarray(r, r + batch))
+          // Only the documents whose bound still reaches the k-th best score so far (bounds descend).
+          let end = Math.min(r + batch, count)
+          for (let lo = r + 1; lo < end; ) {
+            const mid = (lo + end) >> 1
+            if (matches.bound[order[mid]!]! >= kth) lo = mid + 1
+            else end = mid
+          }
+          const part = order.subarray(r, end)
           r += part.length
-          const slotOf = new Map(part.map((d) => [matches.rids[d]!, d] as const))
-          const rows = yield* sql.unsafe<{ rid: number; id: string; lex_len: number }>(
-            `SELECT n.rowid AS rid, n.id, n.lex_len FROM nodes n WHERE n.rowid IN (${part.map(() => "?").join(", ")}) AND ${where}`,
-            [...part.map((d) => matches.rids[d]!), ...params]
-          )
-          for (const row of rows) {
-            const score = exactScore(matches, slotOf.get(row.rid)!, row.lex_len, idf, k1, norm0, norm1)
+          // In rowid order: neighbouring rows share the table's pages.
+          const rids = Array.from(part, (d) => matches.rids[d]!).sort((x, y) => x - y)
+          for (const d of part) slotOf.set(matches.rids[d]!, d)
+          const [row] = yield* sql.unsafe<{ pairs: string | null }>(lengths, [JSON.stringify(rids), ...params])
+          const pairs = parseIntList(row?.pairs ?? null)
+          for (let p = 0; p < pairs.length; p += 2) {
+            const rid = pairs[p]!
+            const score = exactScore(matches, slotOf.get(rid)!, pairs[p + 1]!, idf, k1, norm0, norm1)
             if (!(score > 0)) continue
             let at = top.length
-            while (at > 0 && (top[at - 1]!.score < score || (top[at - 1]!.score === score && top[at - 1]!.rid > row.rid))) at--
+            while (at > 0 && (top[at - 1]!.score < score || (top[at - 1]!.score === score && top[at - 1]!.rid > rid))) at--
             if (at < q.k) {
-              top.splice(at, 0, { rid: row.rid, id: row.id, score })
+              top.splice(at, 0, { rid, score })
               if (top.length > q.k) top.pop()
             }
           }
         }
-        return top.map(({ id, score }): ScoredId => ({ id, score }))
+        if (top.length === 0) return []
+        // Ids only for the k that made it.
+        const idRows = yield* sql<{ rid: number; id: string }>`SELECT rowid AS rid, id FROM nodes WHERE rowid IN ${sql.in(top.map((t) => t.rid))}`
+        const idOf = new Map(idRows.map((r) => [r.rid, r.id] as const))
+        return top.map(({ rid, score }): ScoredId => ({ id: idOf.get(rid)!, score }))
       })
 
     // Vectors live in memory between queries and in a saved image; a writer's change costs the rows it changed.
     const vectors = makeVectorSource(sql, options.vectorImage ?? null)
-    const vectorsFor = (modelId: string | null, saveImage: boolean) =>
-      Effect.flatMap(stampNow, (stamp) => vectors.vectorsFor(modelId, stamp, saveImage))
-
-    /** `saveImage` false inside a write (updatePart): the writer's own change would make the image stale at once. */
+    /**
+     * `saveImage` false inside a write (updatePart): the writer's own change would make the image stale at once.
+     * The index stays open until the search ends, though releaseFiles (another query following a delete) comes
+     * between its steps.
+     */
     const vectorTopK = (q: VectorQuery, saveImage = true) =>
-      Effect.gen(function* () {
-        const index = yield* vectorsFor(q.modelId, saveImage)
-        if (index === null || index.dim !== q.vector.length) return null
-        if (q.k <= 0) return []
-        const { where, params } = filterSql(q.filter)
-        return yield* filteredVectorTopK(index, q.vector, q.k, (ids) =>
-          Effect.map(
-            sql.unsafe<{ id: string }>(`SELECT n.id FROM nodes n WHERE n.id IN (${ids.map(() => "?").join(", ")}) AND ${where}`, [...ids, ...params]),
-            (rows) => rows.map((r) => r.id)
+      Effect.flatMap(stampNow, (stamp) =>
+        vectors.withVectors(q.modelId, stamp, saveImage, (index) => {
+          if (index === null || index.dim !== q.vector.length) return Effect.succeed(null)
+          if (q.k <= 0) return Effect.succeed([])
+          const { where, params } = filterSql(q.filter)
+          return filteredVectorTopK(index, q.vector, q.k, (ids) =>
+            Effect.map(
+              sql.unsafe<{ id: string }>(`SELECT n.id FROM nodes n WHERE n.id IN (${ids.map(() => "?").join(", ")}) AND ${where}`, [...ids, ...params]),
+              (rows) => rows.map((r) => r.id)
+            )
           )
-        )
-      })
+        })
+      )
 
     let p90Cache: { readonly stamp: string; readonly value: number } | null = null
     const accessP90 = Effect.gen(function* () {

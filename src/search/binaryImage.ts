@@ -214,6 +214,11 @@ export const int32Bytes = (ints: Int32Array): Uint8Array => new Uint8Array(ints.
 export const int32View = (bytes: Uint8Array): Int32Array | null =>
   bytes.length % 4 === 0 && bytes.byteOffset % 4 === 0 ? new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4) : null
 
+// A lazy table's search reads the strings left in range at once below this many bytes.
+const SPAN_READ = 4096
+// How many compared strings a lazy table keeps (about the first 16 steps of every search).
+const MAX_PROBES = 1 << 16
+
 /**
  * Strings in one section, read one at a time without decoding the rest: a count, the end offsets, and the
  * UTF-8 text. `sorted`: stored in JavaScript string order, so indexOf is a binary search over them.
@@ -306,10 +311,46 @@ export class StringTable {
     let lo = 0
     let hi = this.size - 1
     while (lo <= hi) {
+      // A sorted table read from its file: the few strings left in range come in one read.
+      if (this.lazy !== null && this.order === null && this.spanBytes(lo, hi) <= SPAN_READ) return this.indexInSpan(s, lo, hi)
       const mid = (lo + hi) >> 1
       const i = this.order === null ? mid : this.order[mid]!
-      const here = this.at(i)
+      const here = this.probe(i)
       if (here === s) return i
+      if (here < s) lo = mid + 1
+      else hi = mid - 1
+    }
+    return -1
+  }
+
+  // A table read from its file keeps the strings its searches compared with: every search starts at the
+  // same middle ones, so a process looking up hundreds of words reads each of those once, not every time.
+  private probes: Map<number, string> | null = null
+
+  private probe(i: number): string {
+    if (this.lazy === null) return this.at(i)
+    const probes = (this.probes ??= new Map())
+    let here = probes.get(i)
+    if (here === undefined) {
+      here = this.at(i)
+      if (probes.size < MAX_PROBES) probes.set(i, here)
+    }
+    return here
+  }
+
+  private spanBytes(lo: number, hi: number): number {
+    return this.ends[hi]! - (lo === 0 ? 0 : this.ends[lo - 1]!)
+  }
+
+  /** indexOf over the sorted strings lo..hi, read together. */
+  private indexInSpan(s: string, lo: number, hi: number): number {
+    const base = lo === 0 ? 0 : this.ends[lo - 1]!
+    const bytes = this.read(base, this.ends[hi]!)
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1
+      const here = text.toString("utf8", (mid === 0 ? 0 : this.ends[mid - 1]!) - base, this.ends[mid]! - base)
+      if (here === s) return mid
       if (here < s) lo = mid + 1
       else hi = mid - 1
     }

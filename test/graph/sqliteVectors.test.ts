@@ -3,7 +3,7 @@ import * as path from "node:path"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import { makeNode, type MemoryNode } from "../../src/domain/Node.js"
 import type { NodeFilter } from "../../src/domain/nodeFilter.js"
 import { makeGraphStoreSqlite } from "../../src/layers/GraphStoreSqlite.js"
@@ -124,6 +124,38 @@ describe("GraphStoreSqlite's vector image", () => {
       expect(savedVersion(dir)).toBe(Number(row!.value))
       // It holds the write's own vector too: a new process answers from it.
       expect(yield* top(yield* open(dir), unit(0, 0, 1, 0))).toEqual(["c", "a", "b"])
+    })
+  )
+
+  it.scopedLive("letting go of the files during another fiber's search leaves that search whole; the file closes when it ends", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir()
+      const writer = yield* open(dir)
+      // 300 memories nearest the query that the filter refuses (ended before "now"), then 3 it admits:
+      // the search asks the filter, widens and reads the image's rows again after that SQL.
+      const ended = Array.from({ length: 300 }, (_, i) => makeNode({ ...node(`old-${i}`, unit(1, 0.001 * i, 0, 0)), validTo: "2026-04-01T00:00:00.000Z" }))
+      const kept = [node("kept-a", unit(0, 1, 0, 0)), node("kept-b", unit(0, 0, 1, 0)), node("kept-c", unit(0, 0, 0, 1))]
+      yield* writer.commit({ upsertNodes: [...ended, ...kept] })
+      expect(yield* top(writer, unit(1, 0, 0, 0))).toEqual(["kept-a", "kept-b", "kept-c"])
+      const imageOpen = () =>
+        fs.readdirSync("/proc/self/fd").some((fd) => {
+          try {
+            return fs.readlinkSync(`/proc/self/fd/${fd}`) === graphVectorsFile(dir)
+          } catch {
+            return false
+          }
+        })
+      const reader = yield* open(dir)
+      // Both fibers yield every 16 steps: the other one lets go of the files many times during the search
+      // (before the fix the search died reading a closed image).
+      const search = yield* Effect.fork(Effect.withMaxOpsBeforeYield(top(reader, unit(1, 0, 0, 0)), 16))
+      const releases = yield* Effect.fork(
+        Effect.withMaxOpsBeforeYield(Effect.forever(Effect.zipRight(Effect.sync(() => reader.releaseFiles!()), Effect.yieldNow())), 16)
+      )
+      expect(yield* Fiber.join(search)).toEqual(["kept-a", "kept-b", "kept-c"])
+      yield* Fiber.interrupt(releases)
+      reader.releaseFiles!()
+      expect(imageOpen()).toBe(false)
     })
   )
 

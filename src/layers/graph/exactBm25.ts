@@ -100,3 +100,31 @@ export const exactScore = (m: Matches, d: number, len: number, idf: ReadonlyArra
   }
   return s
 }
+
+/**
+ * The non-negative integers of a comma-separated list (SQLite's group_concat): one string crosses from
+ * SQLite to JavaScript instead of a row per value, about three times cheaper per posting.
+ */
+export const parseIntList = (s: string | null): Float64Array => {
+  if (s === null || s === "") return new Float64Array(0)
+  let n = 1
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) === 44) n++
+  const out = new Float64Array(n)
+  let v = 0
+  let j = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c === 44) {
+      out[j++] = v
+      v = 0
+    } else v = v * 10 + (c - 48)
+  }
+  out[j] = v
+  return out
+}
+
+/** `list` in ascending order (sorted in place only if it is not already). */
+export const ascending = (list: Float64Array): Float64Array => {
+  for (let i = 1; i < list.length; i++) if (list[i]! < list[i - 1]!) return list.sort()
+  return list
+}

@@ -151,28 +151,54 @@ export const makeVectorSource = (sql: SqlClient.SqlClient, files: VectorImageFil
           )
         }).pipe(Effect.ignore)
 
-  const vectorsFor = (modelId: string | null, stamp: string, saveImage: boolean = true) =>
+  // Searches (and reads) using each index now: one let go meanwhile closes when the last of them ends.
+  const users = new Map<VectorIndex, number>()
+  const letGo = new Set<VectorIndex>()
+  const use = (index: VectorIndex | null) => {
+    if (index !== null) users.set(index, (users.get(index) ?? 0) + 1)
+    return index
+  }
+  const done = (index: VectorIndex | null) => {
+    if (index === null) return
+    const left = users.get(index)! - 1
+    if (left > 0) return void users.set(index, left)
+    users.delete(index)
+    if (letGo.delete(index)) index.close()
+  }
+
+  /** The index (see vectorsFor), counted as in use by the caller when `take` (given back with done). */
+  const indexFor = (modelId: string | null, stamp: string, saveImage: boolean, take: boolean) =>
     Effect.gen(function* () {
-      if (held !== null && held.modelId === modelId && heldStamp === stamp) return held.index
+      if (held !== null && held.modelId === modelId && heldStamp === stamp) return take ? use(held.index) : held.index
       const version = yield* versionNow
       let from = held !== null && held.modelId === modelId ? held : null
       if (from === null && files !== null) {
         const saved = readImage(files.file)
         if (saved !== null && saved.modelId === modelId && saved.version <= version) from = saved
       }
-      // The log's entry at the version held names the same node, or this is another history (a replaced file).
-      if (from !== null && (yield* changeAt(from.version)) !== from.lastChange) from = null
-      let next = from !== null && from.version === version ? from : null
-      const changed = next === null
-      if (next === null && from !== null) next = yield* follow(from, version)
-      const fullRead = next === null
-      if (next === null) next = yield* readAll(modelId, version)
-      held = next
-      heldStamp = stamp
-      if (changed && saveImage) yield* save(next)
-      if (fullRead && !saveImage) unsavedFullRead = { modelId }
-      return next.index
+      // Kept open while the log is followed from it, though release() comes meanwhile.
+      const pinned = use(from?.index ?? null)
+      return yield* Effect.gen(function* () {
+        // The log's entry at the version held names the same node, or this is another history (a replaced file).
+        if (from !== null && (yield* changeAt(from.version)) !== from.lastChange) from = null
+        let next = from !== null && from.version === version ? from : null
+        const changed = next === null
+        if (next === null && from !== null) next = yield* follow(from, version)
+        const fullRead = next === null
+        if (next === null) next = yield* readAll(modelId, version)
+        // An index let go while this ran serves this caller only (closed after), and is not held.
+        if (next.index === null || !letGo.has(next.index)) {
+          held = next
+          heldStamp = stamp
+        }
+        const index = take ? use(next.index) : next.index
+        if (changed && saveImage) yield* save(next)
+        if (fullRead && !saveImage) unsavedFullRead = { modelId }
+        return index
+      }).pipe(Effect.ensuring(Effect.sync(() => done(pinned))))
     })
+
+  const vectorsFor = (modelId: string | null, stamp: string, saveImage: boolean = true) => indexFor(modelId, stamp, saveImage, false)
 
   /**
    * After a writer's commit: when the write had to read every vector (no usable image), the image is brought
@@ -186,12 +212,23 @@ export const makeVectorSource = (sql: SqlClient.SqlClient, files: VectorImageFil
       return pending === null ? Effect.void : Effect.asVoid(vectorsFor(pending.modelId, stamp, true))
     })
 
-  /** Drops the vectors held (the image file they are read from goes back at once): after a delete elsewhere. */
+  /** `use` with the index vectorsFor gives, which stays open until `use` ends even if release() comes meanwhile. */
+  const withVectors = <A, E, R>(
+    modelId: string | null,
+    stamp: string,
+    saveImage: boolean,
+    body: (index: VectorIndex | null) => Effect.Effect<A, E, R>
+  ) => Effect.acquireUseRelease(indexFor(modelId, stamp, saveImage, true), body, (index) => Effect.sync(() => done(index)))
+
+  /** Drops the vectors held (the image file they are read from goes back once no search reads it): after a delete elsewhere. */
   const release = () => {
-    held?.index?.close()
+    const index = held?.index ?? null
     held = null
     heldStamp = null
+    if (index === null) return
+    if (users.has(index)) letGo.add(index)
+    else index.close()
   }
 
-  return { vectorsFor, saveAfterWrite, release }
+  return { vectorsFor, withVectors, saveAfterWrite, release }
 }
