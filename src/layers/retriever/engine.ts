@@ -22,6 +22,11 @@ export interface RawTuning {
   readonly lexicalShare: number
   /** Weight of the best neighbouring line's own score. */
   readonly neighbourWeight: number
+  /**
+   * Weight of the line before when it asks a question someone else answers with this line ("How often do you
+   * work out together?" / "Three times a week"): the answer borrows this much of the question's own score.
+   */
+  readonly answerWeight: number
   /** Weight of the session's relevance (mean of its best few lines). */
   readonly sessionWeight: number
   /** Added to a line's own score when the question names its author (metadata.speaker). */
@@ -134,6 +139,7 @@ export const BUFFER_MIN_RELEVANCE = 0.5
 export const DEFAULT_RAW_TUNING: RawTuning = {
   lexicalShare: 0.4,
   neighbourWeight: 0.4,
+  answerWeight: 0.5,
   sessionWeight: 0.7,
   authorWeight: 0.2,
   assistantShare: 0.5,
@@ -418,6 +424,16 @@ const periodFilter = (query: string, raw: RawLogView): InPeriod | undefined => {
   }
 }
 
+/** Whether a line ends in a question (a bracketed note after it aside: "…got any? [shares a photo of …]"). */
+const asks = (content: string): boolean => {
+  let end = content.trimEnd()
+  if (end.endsWith("]")) {
+    const open = end.lastIndexOf("[")
+    if (open >= 0) end = end.slice(0, open).trimEnd()
+  }
+  return end.endsWith("?")
+}
+
 /** A request for a summary ("Can you summarize…", "a detailed overview of…"). */
 const SUMMARY = /\b(?:summar(?:y|ies|ize|ise|izing)|overview|recap)\b/i
 
@@ -535,6 +551,12 @@ const rankRawLog = (
     sessionScore.set(sid, sum / RAW_SESSION_TOP)
   }
   const neighbour = (key: string | null) => (key !== null && candidates.has(key) ? score(key).h : 0)
+  // A line that follows a question someone else asked is its answer.
+  const answers = (doc: RawDoc): boolean => {
+    if (doc.prev === null || !candidates.has(doc.prev)) return false
+    const prev = raw.docs.get(doc.prev)!
+    return asks(prev.content) && (prev.author !== doc.author || prev.role !== doc.role)
+  }
   const hasQueryWord = (key: string | null) => key !== null && candidates.has(key) && score(key).lex > 0
   const scored: Array<{ doc: RawDoc; total: number; s: { lex: number; sim: number }; context: number }> = []
   let top = 0
@@ -548,7 +570,10 @@ const rankRawLog = (
     const evidence = s.lex > 0 || s.sim >= settings.embedThreshold || hasQueryWord(doc.prev) || hasQueryWord(doc.next)
     if (s.h <= 0 || !evidence) continue
     const context =
-      tuning.neighbourWeight * Math.max(neighbour(doc.prev), neighbour(doc.next)) +
+      Math.max(
+        tuning.neighbourWeight * Math.max(neighbour(doc.prev), neighbour(doc.next)),
+        answers(doc) ? tuning.answerWeight * neighbour(doc.prev) : 0
+      ) +
       tuning.sessionWeight * sessionScore.get(doc.sessionId)!
     const total = s.h + context + (inPeriod?.(key) === true ? tuning.periodWeight : 0)
     if (total > top) top = total
