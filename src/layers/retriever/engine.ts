@@ -12,6 +12,7 @@ import type { RawDoc, RawLogView } from "./RawLogView.js"
 import type { LexicalHit, Ranking } from "../../search/LexicalIndex.js"
 import type { VectorHit } from "../../search/VectorIndex.js"
 import { queryPeriods, withinPeriod } from "../../text/queryPeriod.js"
+import { asksWhen, saysWhen } from "../../text/timeReference.js"
 import { words } from "../../text/tokenize.js"
 import { validAt } from "../../domain/time.js"
 import { type DenialLookup, NEWER_WINS_POOL, newerWins } from "./newerWins.js"
@@ -38,6 +39,8 @@ export interface RawTuning {
   readonly assistantShare: number
   /** Added to a line's score when it was said in a period the question names ("in May 2023"; queryPeriod.ts). */
   readonly periodWeight: number
+  /** Added to a line's score when the question asks when and the line says when ("last weekend"; timeReference.ts). */
+  readonly timeWeight: number
 }
 
 /** How graph memories are ranked beyond the reference's blend (defaults below; overridable for measurements). */
@@ -143,7 +146,8 @@ export const DEFAULT_RAW_TUNING: RawTuning = {
   sessionWeight: 0.7,
   authorWeight: 0.2,
   assistantShare: 0.5,
-  periodWeight: 0.4
+  periodWeight: 0.4,
+  timeWeight: 0.3
 }
 
 /** A question about the asker's own things. */
@@ -557,6 +561,7 @@ const rankRawLog = (
     const prev = raw.docs.get(doc.prev)!
     return asks(prev.content) && (prev.author !== doc.author || prev.role !== doc.role)
   }
+  const when = tuning.timeWeight > 0 && asksWhen(req.query)
   const hasQueryWord = (key: string | null) => key !== null && candidates.has(key) && score(key).lex > 0
   const scored: Array<{ doc: RawDoc; total: number; s: { lex: number; sim: number }; context: number }> = []
   let top = 0
@@ -575,7 +580,8 @@ const rankRawLog = (
         answers(doc) ? tuning.answerWeight * neighbour(doc.prev) : 0
       ) +
       tuning.sessionWeight * sessionScore.get(doc.sessionId)!
-    const total = s.h + context + (inPeriod?.(key) === true ? tuning.periodWeight : 0)
+    const total =
+      s.h + context + (inPeriod?.(key) === true ? tuning.periodWeight : 0) + (when && saysWhen(doc.content) ? tuning.timeWeight : 0)
     if (total > top) top = total
     scored.push({ doc, total, s, context })
   }
