@@ -24,7 +24,7 @@ export interface RawTuning {
   /** Weight of the best neighbouring line's own score. */
   readonly neighbourWeight: number
   /**
-   * Weight of the line before when it asks a question someone else answers with this line ("How often do you
+   * Weight of the line before when it asks a question another person answers with this line ("How often do you
    * work out together?" / "Three times a week"): the answer borrows this much of the question's own score.
    */
   readonly answerWeight: number
@@ -555,11 +555,13 @@ const rankRawLog = (
     sessionScore.set(sid, sum / RAW_SESSION_TOP)
   }
   const neighbour = (key: string | null) => (key !== null && candidates.has(key) ? score(key).h : 0)
-  // A line that follows a question someone else asked is its answer.
+  // A line that follows a question another person asked is its answer. People only (two authors of the same
+  // role, metadata.speaker): an assistant's closing question ("Would you like…?") is an offer, not what the
+  // user's next message answers (BEAM: the rule there lost a question on most abilities).
   const answers = (doc: RawDoc): boolean => {
-    if (doc.prev === null || !candidates.has(doc.prev)) return false
+    if (doc.prev === null || doc.author === null || !candidates.has(doc.prev)) return false
     const prev = raw.docs.get(doc.prev)!
-    return asks(prev.content) && (prev.author !== doc.author || prev.role !== doc.role)
+    return prev.role === doc.role && prev.author !== null && prev.author !== doc.author && asks(prev.content)
   }
   const when = tuning.timeWeight > 0 && asksWhen(req.query)
   const hasQueryWord = (key: string | null) => key !== null && candidates.has(key) && score(key).lex > 0
