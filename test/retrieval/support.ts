@@ -7,6 +7,7 @@ import { makeGraphStoreMemory } from "../../src/layers/GraphStoreMemory.js"
 import { RawLogLive } from "../../src/layers/RawLogLive.js"
 import { RawLogMemory } from "../../src/layers/RawLogMemory.js"
 import { makeRetrieverLayer } from "../../src/layers/RetrieverLive.js"
+import type { RawTuning } from "../../src/layers/retriever/engine.js"
 import type { RetrieverState } from "../../src/layers/retriever/service.js"
 import { SessionBufferMemory } from "../../src/layers/SessionBufferMemory.js"
 import { Embedder, EmbedderError } from "../../src/services/Embedder.js"
@@ -68,6 +69,8 @@ export interface WorldOptions {
   /** Configuration overrides by snake_case name (e.g. { cold_start_session_count: "0" }). */
   readonly config?: Record<string, string>
   readonly warn?: (line: string) => void
+  /** Raw-log scoring other than the defaults (to show what a rule changes). */
+  readonly rawTuning?: Partial<RawTuning>
 }
 
 /** Retriever over in-memory stores, the mock embedder and default configuration. */
@@ -79,7 +82,11 @@ export const world = (options: WorldOptions = {}) => {
     Layer.effect(GraphStore, makeGraphStoreMemory(options.graph)),
     options.embedder ?? countingEmbedder().layer
   ).pipe(Layer.provideMerge(config))
-  return makeRetrieverLayer({ persist: false, warn: options.warn ?? (() => {}) }).pipe(Layer.provideMerge(stores))
+  return makeRetrieverLayer({
+    persist: false,
+    warn: options.warn ?? (() => {}),
+    ...(options.rawTuning === undefined ? {} : { rawTuning: options.rawTuning })
+  }).pipe(Layer.provideMerge(stores))
 }
 
 /** Logs messages to a session (raw log + buffer, as `awhm log` does); returns their indexes. */

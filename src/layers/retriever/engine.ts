@@ -12,6 +12,7 @@ import type { RawDoc, RawLogView } from "./RawLogView.js"
 import type { LexicalHit, Ranking } from "../../search/LexicalIndex.js"
 import type { VectorHit } from "../../search/VectorIndex.js"
 import { queryPeriods, withinPeriod } from "../../text/queryPeriod.js"
+import { asksWhen, saysWhen } from "../../text/timeReference.js"
 import { words } from "../../text/tokenize.js"
 import { validAt } from "../../domain/time.js"
 import { type DenialLookup, NEWER_WINS_POOL, newerWins } from "./newerWins.js"
@@ -22,6 +23,11 @@ export interface RawTuning {
   readonly lexicalShare: number
   /** Weight of the best neighbouring line's own score. */
   readonly neighbourWeight: number
+  /**
+   * Weight of the line before when it asks a question another person answers with this line ("How often do you
+   * work out together?" / "Three times a week"): the answer borrows this much of the question's own score.
+   */
+  readonly answerWeight: number
   /** Weight of the session's relevance (mean of its best few lines). */
   readonly sessionWeight: number
   /** Added to a line's own score when the question names its author (metadata.speaker). */
@@ -33,6 +39,8 @@ export interface RawTuning {
   readonly assistantShare: number
   /** Added to a line's score when it was said in a period the question names ("in May 2023"; queryPeriod.ts). */
   readonly periodWeight: number
+  /** Added to a line's score when the question asks when and the line says when ("last weekend"; timeReference.ts). */
+  readonly timeWeight: number
 }
 
 /** How graph memories are ranked beyond the reference's blend (defaults below; overridable for measurements). */
@@ -134,10 +142,12 @@ export const BUFFER_MIN_RELEVANCE = 0.5
 export const DEFAULT_RAW_TUNING: RawTuning = {
   lexicalShare: 0.4,
   neighbourWeight: 0.4,
+  answerWeight: 0.5,
   sessionWeight: 0.7,
   authorWeight: 0.2,
   assistantShare: 0.5,
-  periodWeight: 0.4
+  periodWeight: 0.4,
+  timeWeight: 0.3
 }
 
 /** A question about the asker's own things. */
@@ -418,6 +428,16 @@ const periodFilter = (query: string, raw: RawLogView): InPeriod | undefined => {
   }
 }
 
+/** Whether a line ends in a question (a bracketed note after it aside: "…got any? [shares a photo of …]"). */
+const asks = (content: string): boolean => {
+  let end = content.trimEnd()
+  if (end.endsWith("]")) {
+    const open = end.lastIndexOf("[")
+    if (open >= 0) end = end.slice(0, open).trimEnd()
+  }
+  return end.endsWith("?")
+}
+
 /** A request for a summary ("Can you summarize…", "a detailed overview of…"). */
 const SUMMARY = /\b(?:summar(?:y|ies|ize|ise|izing)|overview|recap)\b/i
 
@@ -535,6 +555,15 @@ const rankRawLog = (
     sessionScore.set(sid, sum / RAW_SESSION_TOP)
   }
   const neighbour = (key: string | null) => (key !== null && candidates.has(key) ? score(key).h : 0)
+  // A line that follows a question another person asked is its answer. People only (two authors of the same
+  // role, metadata.speaker): an assistant's closing question ("Would you like…?") is an offer, not what the
+  // user's next message answers (BEAM: the rule there lost a question on most abilities).
+  const answers = (doc: RawDoc): boolean => {
+    if (doc.prev === null || doc.author === null || !candidates.has(doc.prev)) return false
+    const prev = raw.docs.get(doc.prev)!
+    return prev.role === doc.role && prev.author !== null && prev.author !== doc.author && asks(prev.content)
+  }
+  const when = tuning.timeWeight > 0 && asksWhen(req.query)
   const hasQueryWord = (key: string | null) => key !== null && candidates.has(key) && score(key).lex > 0
   const scored: Array<{ doc: RawDoc; total: number; s: { lex: number; sim: number }; context: number }> = []
   let top = 0
@@ -548,9 +577,13 @@ const rankRawLog = (
     const evidence = s.lex > 0 || s.sim >= settings.embedThreshold || hasQueryWord(doc.prev) || hasQueryWord(doc.next)
     if (s.h <= 0 || !evidence) continue
     const context =
-      tuning.neighbourWeight * Math.max(neighbour(doc.prev), neighbour(doc.next)) +
+      Math.max(
+        tuning.neighbourWeight * Math.max(neighbour(doc.prev), neighbour(doc.next)),
+        answers(doc) ? tuning.answerWeight * neighbour(doc.prev) : 0
+      ) +
       tuning.sessionWeight * sessionScore.get(doc.sessionId)!
-    const total = s.h + context + (inPeriod?.(key) === true ? tuning.periodWeight : 0)
+    const total =
+      s.h + context + (inPeriod?.(key) === true ? tuning.periodWeight : 0) + (when && saysWhen(doc.content) ? tuning.timeWeight : 0)
     if (total > top) top = total
     scored.push({ doc, total, s, context })
   }
