@@ -33,13 +33,15 @@ const cacheDir = (bundleDir: string): string | null => {
   }
 }
 
-const saveCache = (dir: string, stem: string, name: string, data: Buffer) => {
+const saveCache = (dir: string, stem: string, build: string, name: string, data: Buffer) => {
   try {
     const tmp = path.join(dir, `${name}.${process.pid}.tmp`)
     fs.writeFileSync(tmp, data, { mode: 0o600 })
     fs.renameSync(tmp, path.join(dir, name))
-    // Caches of earlier builds are dead weight.
-    for (const f of fs.readdirSync(dir)) if (f.startsWith(`${stem}.`) && f.endsWith(".cache") && f !== name) fs.rmSync(path.join(dir, f), { force: true })
+    // Caches of earlier builds are dead weight (this build's other kinds of run keep theirs).
+    for (const f of fs.readdirSync(dir)) {
+      if (f.startsWith(`${stem}.`) && f.endsWith(".cache") && !f.startsWith(`${build}.`)) fs.rmSync(path.join(dir, f), { force: true })
+    }
   } catch {
     // A cache is an optimisation: the next run simply compiles again.
   }
@@ -57,8 +59,13 @@ export interface CachedBundle<T> {
   readonly saveCache: () => void
 }
 
-/** Loads `dist/<file>` (a CommonJS bundle) with V8's code cache, or null when the bundle is not there. */
-export const loadCachedBundle = <T>(file: string): CachedBundle<T> | null => {
+/**
+ * Loads `dist/<file>` (a CommonJS bundle) with V8's code cache, or null when the bundle is not there. `kind`: what
+ * this run does with the bundle, when runs differ ("prompt", "serve"): each kind keeps a cache of its own, since a
+ * cache holds only the functions the run that wrote it had compiled (a long-lived server's, after V8 flushed those
+ * it no longer used, left an in-process prompt hook compiling about 200 ms of CPU at 1M memories).
+ */
+export const loadCachedBundle = <T>(file: string, kind?: string): CachedBundle<T> | null => {
   const bundle = bundleFile(file)
   if (bundle === null) return null
   const source = fs.readFileSync(bundle, "utf8")
@@ -66,7 +73,8 @@ export const loadCachedBundle = <T>(file: string): CachedBundle<T> | null => {
   // V8 checks a cache only against the source's length: the name carries the build's identity too.
   const id = crypto.createHash("sha1").update(`${bundle}\0${stat.size}\0${stat.mtimeMs}\0${process.version}`).digest("hex").slice(0, 16)
   const stem = file.replace(/\.cjs$/, "")
-  const name = `${stem}.${id}.cache`
+  const build = `${stem}.${id}`
+  const name = kind === undefined ? `${build}.cache` : `${build}.${kind}.cache`
   const dir = cacheDir(path.dirname(bundle))
   let cachedData: Buffer | undefined
   try {
@@ -83,7 +91,7 @@ export const loadCachedBundle = <T>(file: string): CachedBundle<T> | null => {
   return {
     exports: module.exports,
     saveCache: () => {
-      if (dir !== null && (cachedData === undefined || script.cachedDataRejected === true)) saveCache(dir, stem, name, script.createCachedData())
+      if (dir !== null && (cachedData === undefined || script.cachedDataRejected === true)) saveCache(dir, stem, build, name, script.createCachedData())
     }
   }
 }

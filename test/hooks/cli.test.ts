@@ -172,6 +172,22 @@ describe("awhm hook (edge cases)", () => {
     expect((await runAwhm(["--version"], { bin: mjs })).stdout).toBe((await runAwhm(["--version"])).stdout)
   })
 
+  it("each hook event keeps a code cache of its own: a shutdown's does not stand in for a prompt's", async () => {
+    const dir = tempDir()
+    // A copy of the bins inside the repo (so the bundles' packages resolve), with no cache yet.
+    const bins = path.join(ROOT, ".tmp", `hook-cache-${process.pid}`)
+    fs.mkdirSync(bins, { recursive: true })
+    temps.push(() => fs.rmSync(bins, { recursive: true, force: true }))
+    for (const f of ["awhm.cjs", "awhm-hook.cjs", "awhm-hook-client.cjs"]) fs.copyFileSync(path.join(ROOT, "dist", f), path.join(bins, f))
+    const bin = path.join(bins, "awhm.cjs")
+    const caches = () => fs.readdirSync(bins).filter((f) => f.endsWith(".cache")).map((f) => f.replace(/\.[0-9a-f]{16}\./, ".<build>."))
+    expect((await runAwhm(["hook", "shutdown"], { dataDir: dir, bin })).code).toBe(0)
+    expect(caches()).toEqual(["awhm-hook.<build>.shutdown.cache"])
+    const prompt = JSON.stringify({ session_id: "c1", cwd: "/home/me/shop", prompt: "Our staging database is PostgreSQL 16." })
+    expect(await runAwhm(["hook", "prompt"], { dataDir: dir, input: prompt, bin })).toEqual({ code: 0, stdout: "", stderr: "" })
+    expect(caches().sort()).toEqual(["awhm-hook.<build>.prompt.cache", "awhm-hook.<build>.shutdown.cache"])
+  })
+
   it("--help goes through the full CLI and lists the hooks", async () => {
     const r = await runAwhm(["hook", "--help"])
     expect(r.code).toBe(0)
