@@ -382,6 +382,16 @@ export const sameAttribute = (a: AttributeMention, b: AttributeMention): boolean
   return small.modifiers.every((w) => large.modifiers.includes(w))
 }
 
+// The units of duration, as UNIT_ALIASES writes them.
+const DURATION_UNITS = new Set(["ms", "s", "min", "h", "day", "week", "month", "year"])
+
+/** Whether two units measure one thing: the same unit, or two of duration (3.5 hours "extended by 30 minutes"). */
+export const sameMeasure = (a: string, b: string): boolean => a === b || (DURATION_UNITS.has(a) && DURATION_UNITS.has(b))
+
+/** Whether a text says a quantity in a unit of the measure of `like`, whatever it is of ("extended by 30 minutes"). */
+export const saysMeasure = (text: string, like: AttributeMention): boolean =>
+  like.kind === "quantity" && [...valuesIn(text)].some((v) => v.startsWith("quantity:") && sameMeasure(v.slice(v.indexOf(" ") + 1), like.unit))
+
 // Verb forms that are read as an attribute's head ("paid $300", "limiting crypto to 5%"): never a slot.
 const VERB_HEAD = /^(?:[a-z]+[^e]ed|paid|sent|spent|save|saving|missing|every|made|got|gave|left|took|bought|sold|lost|won|kept|held)$/
 

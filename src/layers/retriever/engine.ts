@@ -15,7 +15,7 @@ import { queryPeriods, withinPeriod } from "../../text/queryPeriod.js"
 import { asksWhen, saysWhen } from "../../text/timeReference.js"
 import { words } from "../../text/tokenize.js"
 import { validAt } from "../../domain/time.js"
-import { type DenialLookup, NEWER_WINS_POOL, newerWins } from "./newerWins.js"
+import { type OwnLinesLookup, NEWER_WINS_POOL, newerWins } from "./newerWins.js"
 
 /** How raw-log lines are scored (defaults below; overridable for measurements). */
 export interface RawTuning {
@@ -123,7 +123,7 @@ export interface RankSources {
 /** One query's work that a second ranking pass over the same views need not redo. */
 export class RankMemo {
   raw: { readonly view: RawLogView; readonly ranking: Ranking; readonly inPeriod: InPeriod | undefined } | null = null
-  /** The raw-log ranking of what a denial denies (denialLookup). */
+  /** The raw-log ranking of the last text ownLinesLookup searched for (what a denial denies, a statement that may have changed). */
   denied: { readonly view: RawLogView; readonly text: string; readonly ranking: Ranking } | null = null
 }
 
@@ -193,7 +193,7 @@ export const rankQuery = (req: RankRequest, settings: RankSettings, sources: Ran
   items.push(...graph.ranked, ...raw)
   // Newer wins among the best candidates, then the cut: a newer statement ranked below k can take the place of an older one.
   const merged = mergeRanked(items, Math.max(req.k, NEWER_WINS_POOL))
-  const lookup = sources.raw === null || rawSearch === null ? undefined : denialLookup(req, sources.raw, rawSearch, merged, sources.memo ?? new RankMemo())
+  const lookup = sources.raw === null || rawSearch === null ? undefined : ownLinesLookup(req, sources.raw, rawSearch, merged, sources.memo ?? new RankMemo())
   const results = (settings.newerWins === false ? merged : newerWins(merged, req.query, req.includeHistory, lookup)).slice(0, req.k).map(toResult)
   const returnedNodes: Array<{ node: MemoryNode; strength: Strength }> = []
   for (const r of results) {
@@ -441,27 +441,28 @@ const asks = (content: string): boolean => {
 /** A request for a summary ("Can you summarize…", "a detailed overview of…"). */
 const SUMMARY = /\b(?:summar(?:y|ies|ize|ise|izing)|overview|recap)\b/i
 
-/** User lines a denial lookup returns at most, of at most this many best matches looked at. */
+/** User lines one lookup returns at most, of at most this many best matches looked at. */
 const DENIAL_LOOKUP_LINES = 5
 const DENIAL_LOOKUP_EXAMINED = 50
 
 /**
- * The user's own lines that best match what a denial denies (the raw log's lexical index, one search), none
- * of them a candidate already: admitted as the query's own raw-log hits are (time, scope, exclusions, history).
- * A line found comes back beside the denial, at its score.
+ * The user's own lines that best match a text (what a denial denies, or a statement whose value may have changed
+ * since: the raw log's lexical index, one search), none of them a candidate already: admitted as the query's own
+ * raw-log hits are (time, scope, exclusions, history). A line found comes back at the score of the candidate it
+ * was looked up for.
  */
-const denialLookup = (
+const ownLinesLookup = (
   req: RankRequest,
   raw: RawLogView,
   search: LexicalSearch,
   candidates: ReadonlyArray<Ranked>,
   memo: RankMemo
-): DenialLookup<Ranked> => (denier, denied) => {
+): OwnLinesLookup<Ranked> => (own, text) => {
   const taken = new Set<string>()
   // An entity node names a thing and holds a reference to every mention of it: those lines are not candidates.
   for (const c of candidates) if (c.entity !== true) for (const r of c.sourceRefs) taken.add(refKey(r.sessionId, r.messageIndex))
-  if (memo.denied === null || memo.denied.view !== raw || memo.denied.text !== denied) {
-    memo.denied = { view: raw, text: denied, ranking: raw.lexical.ranking(denied) }
+  if (memo.denied === null || memo.denied.view !== raw || memo.denied.text !== text) {
+    memo.denied = { view: raw, text, ranking: raw.lexical.ranking(text) }
   }
   let examined = 0
   const hits = memo.denied.ranking.take(
@@ -470,7 +471,7 @@ const denialLookup = (
   )
   // Not a match of the query's: no feature of its own.
   const trace: Trace | undefined = req.trace ? { semanticSim: 0, lexicalScore: 0, strength: 0, confidence: 0, statusBonus: 1, association: 0 } : undefined
-  return hits.map((h) => rawCandidate(raw.docs.get(h.key)!, denier.score, trace))
+  return hits.map((h) => rawCandidate(raw.docs.get(h.key)!, own.score, trace))
 }
 
 /** A raw-log line as a candidate: the user's own lines are what was said. */

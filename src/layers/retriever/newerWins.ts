@@ -6,7 +6,7 @@
 import type { SourceRef } from "../../domain/Message.js"
 import type { ConflictsWith, SupersededBy, Updated } from "../../domain/Result.js"
 import { analyze } from "../../search/IndexAnalyzer.js"
-import { type AttributeMention, aimedAt, askedAttribute, attributeMentions, isAimed, isThreshold, namesThing, sameAttribute, valuesIn } from "../../text/attributes.js"
+import { type AttributeMention, aimedAt, askedAttribute, attributeMentions, isAimed, isThreshold, namesThing, sameAttribute, sameMeasure, saysMeasure, valuesIn } from "../../text/attributes.js"
 import { NUMBER_WORD } from "../../text/numberWords.js"
 import { splitSentences } from "../../text/sentences.js"
 
@@ -267,7 +267,7 @@ const coverageOf = (sentences: ReadonlyArray<AnalyzedSentence>, query: ReadonlyS
 
 const refOf = (x: Said) => ({ sourceRefs: x.sourceRefs, ...(x.nodeId !== undefined ? { nodeId: x.nodeId } : {}) })
 
-/** Deniers among this many best candidates may have their opposite looked up (DenialLookup). */
+/** Deniers among this many best candidates may have their opposite looked up (OwnLinesLookup). */
 export const DENIAL_LOOKUP_TOP = 10
 
 /**
@@ -275,7 +275,7 @@ export const DENIAL_LOOKUP_TOP = 10
  * affirms, or a later change to a value a candidate states. At most a few of their own lines, best match first, none
  * of them a candidate (the raw log's lexical index, searched for the text; engine.ts).
  */
-export type DenialLookup<A> = (denier: A, denied: string) => ReadonlyArray<A>
+export type OwnLinesLookup<A> = (own: A, text: string) => ReadonlyArray<A>
 
 /**
  * Applies newer-wins to one query's candidates (best first): the statements of the value the query asks
@@ -288,7 +288,7 @@ export const newerWins = <A extends Said>(
   candidates: ReadonlyArray<A>,
   query: string,
   includeHistory: boolean,
-  lookup?: DenialLookup<A>
+  lookup?: OwnLinesLookup<A>
 ): Array<A & Marks> => {
   const items: Array<A & Marks> = candidates.map((c) => ({ ...c }))
   const out = [...items]
@@ -397,7 +397,7 @@ export const newerWins = <A extends Said>(
       // The answer states a value: a statement of the user's about the same thing that states none, or an assistant
       // line, covering the question no better, does not stand above the user's statement of it.
       const first = members[0]!
-      const asksWhen = kinds !== null && kinds.has("date")
+      const wantsDate = kinds !== null && kinds.has("date")
       const above = ranked.slice(0, first).findIndex((c, i) => {
         // An assistant line covering no more is at best a restatement of what the user said.
         if (c.said === true && stated[i] !== null) return false
@@ -405,7 +405,7 @@ export const newerWins = <A extends Said>(
         if (coverage === 0) return false
         // A question when something is asks for a date: the user's words about it that say none cannot answer it,
         // however many of the question's words they have ("now that I've added a wall-mounted pegboard").
-        return coverage <= anchor.coverage || (asksWhen && c.said === true && !saysDate(sentencesOf(c.content)))
+        return coverage <= anchor.coverage || (wantsDate && c.said === true && !saysDate(sentencesOf(c.content)))
       })
       if (above >= 0) out.splice(above, 0, out.splice(first, 1)[0]!)
     }
@@ -466,15 +466,6 @@ const coveredBy = (
 
 type Covered = ReturnType<typeof coveredBy>
 
-// Units of one measure: a session of 3.5 hours "extended by 30 minutes" is a change of its length.
-const DURATION = new Set(["ms", "s", "min", "h", "day", "week", "month", "year"])
-/** Whether a text says a quantity in a unit of the measure of `like`, whatever it is of ("extended by 30 minutes"). */
-const saysMeasure = (text: string, like: AttributeMention): boolean =>
-  like.kind === "quantity" && [...valuesIn(text)].some((v) => v.startsWith("quantity:") && sameMeasure(v.slice(v.indexOf(" ") + 1), like.unit))
-
-/** Whether two units measure one thing (the same unit, or two of duration). */
-const sameMeasure = (a: string, b: string): boolean => a === b || (DURATION.has(a) && DURATION.has(b))
-
 /**
  * A value whose attribute is named in two words or more ("emergency fund", "study time"), of the kind asked for and
  * held (not aimed for): two statements of it with different values are one value said twice, however else they differ.
@@ -508,7 +499,7 @@ const cuedUpdate = <A extends Said>(
   sentencesOf: SentencesOf,
   like: AttributeMention | null,
   kinds: ReadonlySet<string> | null,
-  lookup: DenialLookup<A> | undefined
+  lookup: OwnLinesLookup<A> | undefined
 ): void => {
   const n = Math.min(out.length, CUE_TOP)
   const covered = out.slice(0, n).map((c) => (c.said === true && c.at !== undefined ? coveredBy(sentencesOf(c.content), query, like, kinds) : null))
