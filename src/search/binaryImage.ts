@@ -291,8 +291,13 @@ export class StringTable {
     return new StringTable(this.size, this.ends, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), null, this.order)
   }
 
+  /** Where string i's bytes start in the text. */
+  private startOf(i: number): number {
+    return i === 0 ? 0 : this.ends[i - 1]!
+  }
+
   at(i: number): string {
-    const start = i === 0 ? 0 : this.ends[i - 1]!
+    const start = this.startOf(i)
     const end = this.ends[i]!
     if (this.text !== null) return this.text.toString("utf8", start, end)
     const bytes = this.read(start, end)
@@ -301,7 +306,7 @@ export class StringTable {
 
   /** String i's UTF-8 bytes, as stored (a view, or read from the source). */
   bytesAt(i: number): Uint8Array {
-    const start = i === 0 ? 0 : this.ends[i - 1]!
+    const start = this.startOf(i)
     const end = this.ends[i]!
     return this.text !== null ? this.text.subarray(start, end) : this.read(start, end)
   }
@@ -312,7 +317,7 @@ export class StringTable {
     let hi = this.size - 1
     while (lo <= hi) {
       // A sorted table read from its file: the few strings left in range come in one read.
-      if (this.lazy !== null && this.order === null && this.spanBytes(lo, hi) <= SPAN_READ) return this.indexInSpan(s, lo, hi)
+      if (this.lazy !== null && this.order === null && this.ends[hi]! - this.startOf(lo) <= SPAN_READ) return this.indexInSpan(s, lo, hi)
       const mid = (lo + hi) >> 1
       const i = this.order === null ? mid : this.order[mid]!
       const here = this.probe(i)
@@ -338,18 +343,14 @@ export class StringTable {
     return here
   }
 
-  private spanBytes(lo: number, hi: number): number {
-    return this.ends[hi]! - (lo === 0 ? 0 : this.ends[lo - 1]!)
-  }
-
   /** indexOf over the sorted strings lo..hi, read together. */
   private indexInSpan(s: string, lo: number, hi: number): number {
-    const base = lo === 0 ? 0 : this.ends[lo - 1]!
+    const base = this.startOf(lo)
     const bytes = this.read(base, this.ends[hi]!)
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length)
     while (lo <= hi) {
       const mid = (lo + hi) >> 1
-      const here = text.toString("utf8", (mid === 0 ? 0 : this.ends[mid - 1]!) - base, this.ends[mid]! - base)
+      const here = text.toString("utf8", this.startOf(mid) - base, this.ends[mid]! - base)
       if (here === s) return mid
       if (here < s) lo = mid + 1
       else hi = mid - 1
