@@ -30,32 +30,27 @@ const chat = (asker: readonly [Role, string | null], answerer: readonly [Role, s
     yield* say("s3", [["user", "Ann", "We often go out for a walk."], ["user", "Bo", "Nice."]])
   })
 
+/** The top three after a chat of `asker`'s question and `answerer`'s reply (see chat), with the default tuning or `rawTuning`. */
+const topThree = (asker: readonly [Role, string | null], answerer: readonly [Role, string | null], rawTuning?: { readonly answerWeight: number }) =>
+  Effect.gen(function* () {
+    yield* chat(asker, answerer)
+    return (yield* ask).slice(0, 3).map((r) => r.content)
+  }).pipe(Effect.provide(world(rawTuning === undefined ? undefined : { rawTuning })))
+
 describe("the answer to a question that matches the query", () => {
   it.effect("comes back right after the question another person asked, above a line that matches the query better", () =>
-    Effect.gen(function* () {
-      yield* chat(["user", "Maria"], ["user", "John"])
-      expect((yield* ask).slice(0, 3).map((r) => r.content)).toEqual([QUESTION, ANSWER, OTHER])
-    }).pipe(Effect.provide(world()))
+    Effect.map(topThree(["user", "Maria"], ["user", "John"]), (top) => expect(top).toEqual([QUESTION, ANSWER, OTHER]))
   )
 
   it.effect("ranks below that line when it borrows only what a neighbour does", () =>
-    Effect.gen(function* () {
-      yield* chat(["user", "Maria"], ["user", "John"])
-      expect((yield* ask).slice(0, 3).map((r) => r.content)).toEqual([QUESTION, OTHER, ANSWER])
-    }).pipe(Effect.provide(world({ rawTuning: { answerWeight: 0 } })))
+    Effect.map(topThree(["user", "Maria"], ["user", "John"], { answerWeight: 0 }), (top) => expect(top).toEqual([QUESTION, OTHER, ANSWER]))
   )
 
   it.effect("a line after its own author's question, or after an assistant's, is no answer to it", () =>
-    Effect.gen(function* () {
-      yield* chat(["user", "John"], ["user", "John"])
-      expect((yield* ask).slice(0, 3).map((r) => r.content)).toEqual([QUESTION, OTHER, ANSWER])
-    }).pipe(Effect.provide(world()))
+    Effect.map(topThree(["user", "John"], ["user", "John"]), (top) => expect(top).toEqual([QUESTION, OTHER, ANSWER]))
   )
 
   it.effect("nor is a user's reply to an assistant's question", () =>
-    Effect.gen(function* () {
-      yield* chat(["assistant", null], ["user", null])
-      expect((yield* ask).slice(0, 3).map((r) => r.content)).toEqual([QUESTION, OTHER, ANSWER])
-    }).pipe(Effect.provide(world()))
+    Effect.map(topThree(["assistant", null], ["user", null]), (top) => expect(top).toEqual([QUESTION, OTHER, ANSWER]))
   )
 })
