@@ -1,15 +1,18 @@
 // BEAM 500K (knowledge updates, contradictions and the other abilities) through `awhm eval --format beam`,
 // beside a plain BM25 over the raw turns. Zero LLM calls. Reads ../shared/data/beam/500K beside the repo in place
 // (AWHM_BEAM_DIR overrides; never copied). BEAM_CHATS=n replays only the first n chats; BEAM_REAL=1 adds
-// the real model (AWHM_MODEL_DIR or ./.cache/models/all-MiniLM-L6-v2), which embeds every message once.
+// the real model (AWHM_MODEL_DIR or ./.cache/models/all-MiniLM-L6-v2), which embeds every message once;
+// BEAM_EMBED_CACHE=<file> keeps its vectors between runs (development only).
 import { existsSync } from "node:fs"
 import * as os from "node:os"
 import { join, relative } from "node:path"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import type { AwhmConfigShape } from "../src/domain/Config.js"
 import { type BeamReport, runBeamEval } from "../src/eval/beam.js"
 import { loadConfig } from "../src/layers/ConfigLive.js"
 import { embedderLayer } from "../src/layers/Main.js"
+import { Embedder } from "../src/services/Embedder.js"
+import { memoizedEmbedder } from "./embedCache.js"
 
 const BEAM = process.env["AWHM_BEAM_DIR"] ?? `${process.cwd()}/../shared/data/beam/500K`
 const CHATS = process.env["BEAM_CHATS"] !== undefined ? Number(process.env["BEAM_CHATS"]) : undefined
@@ -22,9 +25,21 @@ const config = (embedder: "mock" | "transformers"): Promise<AwhmConfigShape> =>
 
 const run1 = async (embedder: "mock" | "transformers", lexicalOnly: boolean): Promise<BeamReport> => {
   const c = await config(embedder)
+  const saves: Array<() => void> = []
+  const cacheFile = embedder === "transformers" ? process.env["BEAM_EMBED_CACHE"] : undefined
+  const cached = Layer.effect(
+    Embedder,
+    Effect.map(Embedder, (inner) => {
+      const { embedder: e, save } = memoizedEmbedder(inner, cacheFile)
+      saves.push(save)
+      return e
+    })
+  ).pipe(Layer.provide(embedderLayer(c)))
+  const layer = cacheFile === undefined ? embedderLayer(c) : cached
   const { report } = await Effect.runPromise(
-    runBeamEval(BEAM, c, { k: 10, lexicalOnly, ...(CHATS !== undefined ? { limit: CHATS } : {}) }).pipe(Effect.provide(embedderLayer(c)))
+    runBeamEval(BEAM, c, { k: 10, lexicalOnly, ...(CHATS !== undefined ? { limit: CHATS } : {}) }).pipe(Effect.provide(layer))
   )
+  if (cacheFile !== undefined) for (const save of saves) save()
   return report
 }
 

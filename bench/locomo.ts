@@ -17,6 +17,7 @@ import {
 } from "../src/eval/locomoReplay.js"
 import { Embedder, type EmbedderShape } from "../src/services/Embedder.js"
 import { type PgCluster, startPgCluster } from "../test/support/pgCluster.js"
+import { memoizedEmbedder } from "./embedCache.js"
 
 const LOCOMO = process.env["AWHM_LOCOMO_FILE"] ?? `${process.cwd()}/../shared/data/locomo/locomo10.json`
 const AUDIT = path.join(path.dirname(LOCOMO), "locomo_audit_errors.json")
@@ -25,40 +26,13 @@ const modelDir = () => process.env["AWHM_MODEL_DIR"] ?? path.join(process.cwd(),
 // LOCOMO_EMBED_CACHE=<file>: keep the real model's vectors between runs (development only).
 const CACHE_FILE = process.env["LOCOMO_EMBED_CACHE"]
 
-const readCache = (file: string | undefined, modelId: string): Map<string, Float32Array> => {
-  const cache = new Map<string, Float32Array>()
-  if (file === undefined || !fs.existsSync(file)) return cache
-  const data = JSON.parse(fs.readFileSync(file, "utf8")) as { model: string; vectors: Record<string, Array<number>> }
-  if (data.model !== modelId) return cache
-  for (const [t, v] of Object.entries(data.vectors)) cache.set(t, Float32Array.from(v))
-  return cache
-}
-
-const writeCache = (file: string | undefined, modelId: string, cache: ReadonlyMap<string, Float32Array>) => {
-  if (file === undefined) return
-  const vectors: Record<string, Array<number>> = {}
-  for (const [t, v] of cache) vectors[t] = Array.from(v, (x) => Math.round(x * 1e6) / 1e6)
-  fs.writeFileSync(file, JSON.stringify({ model: modelId, vectors }))
-}
-
 const caches: Array<() => void> = []
 
 /** Embeds each distinct text once per process: ablations re-use the vectors of the first run. */
 const memoized = (inner: EmbedderShape, persist: boolean): EmbedderShape => {
-  const cache = persist ? readCache(CACHE_FILE, inner.modelId) : new Map<string, Float32Array>()
-  if (persist) caches.push(() => writeCache(CACHE_FILE, inner.modelId, cache))
-  return {
-    ...inner,
-    embed: (texts) =>
-      Effect.gen(function* () {
-        const missing = [...new Set(texts.filter((t) => !cache.has(t)))]
-        if (missing.length > 0) {
-          const vectors = yield* inner.embed(missing)
-          missing.forEach((t, i) => cache.set(t, vectors[i]!))
-        }
-        return texts.map((t) => cache.get(t)!)
-      })
-  }
+  const { embedder, save } = memoizedEmbedder(inner, persist ? CACHE_FILE : undefined)
+  if (persist) caches.push(save)
+  return embedder
 }
 
 const getEmbedder = (kind: "mock" | "real") =>
