@@ -65,22 +65,23 @@ export class Ranking {
   ) {}
 
   /**
-   * The topK best (higher score first, ties: the earlier added) that `accept` lets through. `accept` is asked
-   * in rank order, so only about documents down to the topK-th accepted one: the best 2·topK are sorted
-   * first, then four times as many while too few of those pass.
+   * The topK best (higher score first, ties: the earlier added) that `accept` lets through, of the `examined`
+   * best at most. `accept` is asked in rank order, so only about documents down to the topK-th accepted one:
+   * the best 2·topK are sorted first, then four times as many while too few of those pass.
    */
-  take(topK: number, accept?: (key: string) => boolean): Array<LexicalHit> {
+  take(topK: number, accept?: (key: string) => boolean, examined = Infinity): Array<LexicalHit> {
     const out: Array<LexicalHit> = []
     const count = this.slots.length
+    const limit = Math.min(count, examined)
     if (topK <= 0) return out
     for (let want = accept === undefined ? topK : 2 * topK, r = 0; ; want *= 4) {
-      if (this.order.length < Math.min(want, count)) this.order = bestFirst(this.slots, this.scores, count, want)
+      if (this.order.length < Math.min(want, limit)) this.order = bestFirst(this.slots, this.scores, count, Math.min(want, limit))
       const order = this.order
-      for (; r < Math.min(want, order.length) && out.length < topK; r++) {
+      for (; r < Math.min(want, limit, order.length) && out.length < topK; r++) {
         const key = this.keyAt(this.slots[order[r]!]!)
         if (accept === undefined || accept(key)) out.push({ key, score: this.scores[order[r]!]! })
       }
-      if (out.length >= topK || r >= count) return out
+      if (out.length >= topK || r >= limit) return out
     }
   }
 }
@@ -106,6 +107,11 @@ interface Base {
   readonly postFrom: Int32Array
   readonly post: Postings
 }
+
+// What reading one key from an image's file costs (a system call and its buffers), in bytes read at once: a
+// warm process's rankings visit thousands of keys (a period question's, tens of thousands), a one-shot
+// process's a few hundred. The keys are read whole once their single reads cost that much (keyAt).
+const KEY_READ_COST_BYTES = 16_384
 
 // Postings read from a file and kept for the next queries of a warm process, up to this many int32s.
 const POSTINGS_CACHED = 4_000_000
@@ -252,6 +258,8 @@ export class LexicalIndex {
   private readonly slots = new Map<string, number>() // keys of added slots
   private baseSlots = 0
   private baseLive = 0
+  /** Keys of the base read one at a time so far (keyAt). */
+  private keyReads = 0
   private totalLength = 0
   private scores: Float64Array = new Float64Array(0)
   // Typed slot state for the search loop: length, removed flag, and a scratch list of touched slots.
@@ -527,7 +535,11 @@ export class LexicalIndex {
   }
 
   private keyAt(slot: number): string {
-    return slot < this.baseSlots ? this.base!.keys.at(slot) : this.slotKeys[slot - this.baseSlots]!
+    if (slot >= this.baseSlots) return this.slotKeys[slot - this.baseSlots]!
+    const base = this.base!
+    // Ski rental: once the keys read one by one have cost about what reading them all costs, they are read all.
+    if (base.keys.lazyBytes > 0 && ++this.keyReads * KEY_READ_COST_BYTES >= base.keys.lazyBytes) this.base = { ...base, keys: base.keys.loaded() }
+    return this.base!.keys.at(slot)
   }
 
   /** Slot's [termId, tf, ...]. */

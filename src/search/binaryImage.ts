@@ -283,6 +283,11 @@ export class StringTable {
     return new StringTable(n, ends, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), null, order)
   }
 
+  /** Bytes of text still to be read from the source (0: the text is in memory). */
+  get lazyBytes(): number {
+    return this.lazy === null ? 0 : this.lazy.length
+  }
+
   /** The same table with its whole text in memory (read once; itself when it is already). */
   loaded(): StringTable {
     if (this.lazy === null) return this

@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { FileImage } from "../../src/search/binaryImage.js"
+import { FileImage, type ImageSource, memorySource } from "../../src/search/binaryImage.js"
 import { Bm25Index } from "../support/referenceBm25.js"
 import { analyze, porterStem } from "../../src/search/IndexAnalyzer.js"
 import { LexicalIndex } from "../../src/search/LexicalIndex.js"
@@ -93,6 +93,55 @@ describe("LexicalIndex", () => {
     const far: Array<string> = []
     expect(idx.search("orion build", 2, (k) => (far.push(k), Number(k.slice(1)) >= 290)).map((h) => h.key)).toEqual(["d291", "d294"])
     expect(far).toEqual(Array.from({ length: 99 }, (_, i) => `d${3 * i}`))
+  })
+
+  it("a ranking's take looks at no more than the `examined` best (a period question's deeper look stops there)", () => {
+    const idx = new LexicalIndex()
+    for (let i = 0; i < 300; i++) idx.add(`d${i}`, i % 3 === 0 ? "orion orion build" : i % 3 === 1 ? "orion build server" : "orion")
+    const ranking = idx.ranking("orion build")
+    const asked: Array<string> = []
+    // Nothing passes: exactly the 60 best are asked about, in rank order, and none after them.
+    expect(ranking.take(2, (k) => (asked.push(k), false), 60)).toEqual([])
+    expect(asked).toEqual(Array.from({ length: 60 }, (_, i) => `d${3 * i}`))
+    // d0 … d33 are the 12 best: d30 and d33 pass within 12, only d30 within 11.
+    expect(ranking.take(2, (k) => Number(k.slice(1)) >= 30, 12).map((h) => h.key)).toEqual(["d30", "d33"])
+    expect(ranking.take(2, (k) => Number(k.slice(1)) >= 30, 11).map((h) => h.key)).toEqual(["d30"])
+    expect(ranking.take(2, (k) => Number(k.slice(1)) >= 30).map((h) => h.key)).toEqual(["d30", "d33"])
+  })
+
+  it("an index read from a file reads its keys whole once reading them one by one has cost about that much", () => {
+    const original = new LexicalIndex()
+    for (let i = 0; i < 5_000; i++) original.add(`session-${i}|${i % 20}`, i % 2 === 0 ? "orion build" : "orion")
+    const image = original.toBinary()
+    const inner = memorySource(image)
+    const reads = { count: 0, bytes: 0 }
+    const source: ImageSource = {
+      size: inner.size,
+      inMemory: false,
+      bytes: (at, length) => {
+        reads.count++
+        reads.bytes += length
+        return inner.bytes(at, length)?.slice() ?? null
+      },
+      ints: (at, count) => {
+        reads.count++
+        reads.bytes += 4 * count
+        return inner.ints(at, count)?.slice() ?? null
+      }
+    }
+    const lazy = LexicalIndex.fromImage(source, 0, image.length)!
+    const ranking = lazy.ranking("orion")
+    reads.count = reads.bytes = 0
+    const all = ranking.take(5_000)
+    expect(all).toEqual(original.ranking("orion").take(5_000))
+    // The keys' text is 71,390 bytes: four keys read one by one (4 × 16,384 < 71,390 ≤ 5 × 16,384), then all of it
+    // once (before: 5,000 reads of one key each).
+    expect(reads.count).toBe(5)
+    expect(reads.bytes).toBe(71_390 + all.slice(0, 4).reduce((n, h) => n + Buffer.byteLength(h.key), 0))
+    reads.count = 0
+    expect(lazy.ranking("build").take(10).map((h) => h.key)).toEqual(original.ranking("build").take(10).map((h) => h.key))
+    // Only the new term's postings are read now.
+    expect(reads.count).toBe(1)
   })
 
   it("round-trips through its binary form with identical scores, and refuses other bytes", () => {

@@ -396,8 +396,7 @@ const rawLexical = (
   if (!SUMMARY.test(req.query)) add(ranking.take(pool(req.k), (key) => raw.docs.get(key)?.role === "user" && accept(key)))
   // A question that names a period ("what did Maria do in May 2023") looks as deeply at the lines said then.
   if (inPeriod === undefined) return { hits: merged(hits, more), accept }
-  let examined = 0
-  add(ranking.take(pool(req.k), (key) => examined++ < PERIOD_EXAMINED * pool(req.k) && inPeriod(key) && accept(key)))
+  add(ranking.take(pool(req.k), (key) => inPeriod(key) && accept(key), PERIOD_EXAMINED * pool(req.k)))
   return { hits: merged(hits, more), accept, inPeriod }
 }
 
@@ -464,10 +463,10 @@ const ownLinesLookup = (
   if (memo.denied === null || memo.denied.view !== raw || memo.denied.text !== text) {
     memo.denied = { view: raw, text, ranking: raw.lexical.ranking(text) }
   }
-  let examined = 0
   const hits = memo.denied.ranking.take(
     DENIAL_LOOKUP_LINES,
-    (key) => examined++ < DENIAL_LOOKUP_EXAMINED && !taken.has(key) && raw.docs.get(key)?.role === "user" && search.accept(key)
+    (key) => !taken.has(key) && raw.docs.get(key)?.role === "user" && search.accept(key),
+    DENIAL_LOOKUP_EXAMINED
   )
   // Not a match of the query's: no feature of its own.
   const trace: Trace | undefined = req.trace ? { semanticSim: 0, lexicalScore: 0, strength: 0, confidence: 0, statusBonus: 1, association: 0 } : undefined
