@@ -13,7 +13,8 @@
 // set each round); WARM_AB_LIST=1 lists every question's CPU and wall, not only the 6 costliest; WARM_AB_DUMP=<prefix>
 // writes each build's results to <prefix>.<label>.json; WARM_AB_COPY=0 uses DATA_DIR in place (one build only: each
 // build's reinforcement writes would invalidate the other's cache). Both builds reinforce what they return, flushed
-// every 5 s, so a few results may differ in order or score between two processes of one build too: compare an A/A run.
+// every 5 s, so a few results may differ in order or score between two processes of one build too (a flush moves the
+// access-count p90): WARM_AB_REINFORCE=0 turns reinforcement off in both, for a check that the builds answer alike.
 import { fork, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -50,6 +51,11 @@ async function worker(lib, dataDir) {
   const config = await Effect.runPromise(awhm.loadConfig({ data_dir: dataDir, embedder: "none" }, {}))
   const runtime = ManagedRuntime.make(awhm.AwhmLive(config))
   const retriever = await runtime.runPromise(awhm.Retriever)
+  if (process.env.WARM_AB_REINFORCE === "0") {
+    // Results then depend on the question and the data only: a check that two builds answer alike.
+    const store = await runtime.runPromise(awhm.GraphStore)
+    store.reinforce = () => Effect.void
+  }
   const ask = (q) => runtime.runPromise(retriever.retrieve(q, { lexicalOnly: true }))
   process.on("message", async (msg) => {
     if (msg.type === "stop") {
