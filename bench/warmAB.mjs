@@ -4,7 +4,7 @@
 // other load on the machine falls on both alike. Per query: wall and CPU (process.cpuUsage, user+sys) around
 // Retriever.retrieve(q, { lexicalOnly: true }), after one untimed round that opens the stores and the indexes.
 // Prints per build p50 / p95 wall and CPU, the costliest questions, and whether both builds returned the same
-// results (contents, sources, refs and scores to 4 digits) for every question.
+// results (every field in order; scores to 1e-4) for every question.
 //
 // Run from the repo root (the bundles import effect from node_modules):
 //   cp dist/index.mjs .tmp/before/index.mjs   # at the old commit, after npm run build
@@ -40,9 +40,17 @@ const median = (xs) => {
 }
 const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(0.95 * xs.length))]
 
-/** What two builds must agree on: the results in order, scores to 4 significant digits (strength moves with the clock and reinforcement: ~1e-5 between the two processes). */
-const signature = (results) =>
-  JSON.stringify(results.map((r) => ({ ...r, score: Number(r.score.toPrecision(4)) })))
+/** What two builds must agree on: the results in order, every field; scores to 1e-4 (strength moves with the clock). */
+const signature = (results) => JSON.stringify(results)
+const SCORE_TOLERANCE = 1e-4
+const alike = (a, b) => {
+  const x = JSON.parse(a)
+  const y = JSON.parse(b)
+  return (
+    x.length === y.length &&
+    x.every((r, i) => Math.abs(r.score - y[i].score) <= SCORE_TOLERANCE && JSON.stringify({ ...r, score: 0 }) === JSON.stringify({ ...y[i], score: 0 }))
+  )
+}
 
 // ---- worker: one build's library in this process -------------------------------------------------------
 async function worker(lib, dataDir) {
@@ -146,7 +154,7 @@ async function main() {
     }
     if (builds.length === 2) {
       const all = qs.flat()
-      const diff = all.filter((_, i) => builds[0].sigs[i] !== builds[1].sigs[i])
+      const diff = all.filter((_, i) => !alike(builds[0].sigs[i], builds[1].sigs[i]))
       console.log(diff.length === 0 ? `results identical for all ${all.length} questions` : `RESULTS DIFFER for ${diff.length}: ${diff.map((q) => JSON.stringify(q)).join("; ")}`)
       if (diff.length > 0) process.exitCode = 1
       if (process.env.WARM_AB_DUMP) for (const b of builds) fs.writeFileSync(`${process.env.WARM_AB_DUMP}.${b.label}.json`, b.sigs.join("\n") + "\n")
