@@ -1,6 +1,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { readFirstLine } from "./logFile.js"
+import { logChangesSince } from "./logJournal.js"
 import { type DataPaths, decodeSessionId, encodeSessionId } from "./paths.js"
 import { ensurePrivateDir } from "./privateDir.js"
 
@@ -35,22 +36,45 @@ const recordedId = (file: string): string | null => {
 
 const marker = (paths: DataPaths) => path.join(paths.meta, ".lite-names-checked")
 
+/** The log journal's mark (logJournal.ts) the folder was last listed at, or null (never, or a marker of an older build). */
+const readMarker = (paths: DataPaths): string | null => {
+  try {
+    const text = fs.readFileSync(marker(paths), "utf8")
+    return text === "" ? null : text
+  } catch {
+    return null
+  }
+}
+
+const writeMarker = (paths: DataPaths, mark: string): void => {
+  try {
+    ensurePrivateDir(paths.meta)
+    fs.writeFileSync(marker(paths), mark, { mode: 0o600 })
+  } catch {
+    // looked again next time
+  }
+}
+
+/** What adoptLiteSessionFiles did: the sessions it adopted, and whether it had to list the logs folder. */
+export interface LiteAdoption {
+  readonly adopted: ReadonlyArray<string>
+  readonly listed: boolean
+}
+
 /**
  * Renames AWHM Lite's log and WAL files of each session to awhm's names (never over an existing file).
- * Cheap when nothing changed: the logs folder is listed only when it changed since the last look.
- * Returns the sessions adopted.
+ * Cheap when nothing changed: the logs folder is listed only when something other than awhm's own appends
+ * changed it since the last look (the log journal vouches for the logs those created: a new session's first
+ * prompt costs no listing of every log).
  */
-export const adoptLiteSessionFiles = (paths: DataPaths): ReadonlyArray<string> => {
-  let logsChanged: number
-  try {
-    logsChanged = fs.statSync(paths.logs).mtimeMs
-  } catch {
-    return []
-  }
-  try {
-    if (fs.statSync(marker(paths)).mtimeMs >= logsChanged) return []
-  } catch {
-    // never looked
+export const adoptLiteSessionFiles = (paths: DataPaths): LiteAdoption => {
+  if (!fs.existsSync(paths.logs)) return { adopted: [], listed: false }
+  const looked = readMarker(paths)
+  // Taken before the listing: whatever changes the folder while it runs is looked at next time.
+  const changes = logChangesSince(paths.meta, paths.logs, looked)
+  if (changes.sessions !== null) {
+    if (changes.mark !== looked) writeMarker(paths, changes.mark)
+    return { adopted: [], listed: false }
   }
   const adopted: Array<string> = []
   for (const name of fs.readdirSync(paths.logs)) {
@@ -74,11 +98,6 @@ export const adoptLiteSessionFiles = (paths: DataPaths): ReadonlyArray<string> =
     if (liteWal !== wal && fs.existsSync(liteWal) && !fs.existsSync(wal)) fs.renameSync(liteWal, wal)
     adopted.push(id)
   }
-  try {
-    ensurePrivateDir(paths.meta)
-    fs.writeFileSync(marker(paths), "", { mode: 0o600 })
-  } catch {
-    // looked again next time
-  }
-  return adopted
+  writeMarker(paths, changes.mark)
+  return { adopted, listed: true }
 }
