@@ -41,6 +41,17 @@ export interface RawTuning {
   readonly periodWeight: number
   /** Added to a line's score when the question asks when and the line says when ("last weekend"; timeReference.ts). */
   readonly timeWeight: number
+  /**
+   * Share of a line's score when the question names one of the people whose lines are candidates
+   * (metadata.speaker) and another person said it: "Where has Melanie camped?" is answered by Melanie's lines.
+   */
+  readonly otherAuthorShare: number
+  /**
+   * Share of a person's line's score (metadata.speaker) when it only asks ("What's your best camping memory?"): a
+   * question says nothing; its answer, which borrows from it, does. Not for lines without an author: what a user
+   * asks an assistant is what they are about.
+   */
+  readonly questionShare: number
 }
 
 /** How graph memories are ranked beyond the reference's blend (defaults below; overridable for measurements). */
@@ -147,7 +158,9 @@ export const DEFAULT_RAW_TUNING: RawTuning = {
   authorWeight: 0.2,
   assistantShare: 0.5,
   periodWeight: 0.4,
-  timeWeight: 0.3
+  timeWeight: 0.3,
+  otherAuthorShare: 0.85,
+  questionShare: 0.8
 }
 
 /** A question about the asker's own things. */
@@ -155,6 +168,13 @@ const FIRST_PERSON = /\b(?:i|me|my|mine|myself|we|us|our|ours)\b|\b(?:i|we)['’
 const RAW_SESSION_TOP = 3
 /** A raw-log line's own score plus context at which it counts as a full match (see rankRawLog). */
 const RAW_FULL_MATCH = 1
+
+/**
+ * The raw log's semantic candidates, in pools: a line that shares no word with the question ("a short trip to
+ * Rome" for "Which cities has Jon visited?") is found only this way, and another person's lines, closer in
+ * meaning, can fill one pool.
+ */
+const RAW_SEMANTIC_DEPTH = 1
 
 /** How many candidates each source ranks for k results. */
 export const pool = (k: number) => Math.max(5 * k, 50)
@@ -437,6 +457,29 @@ const asks = (content: string): boolean => {
   return end.endsWith("?")
 }
 
+/**
+ * Whether a line only asks: every sentence of it is a question or a word or three ("Wow! What made you try
+ * pottery?"); a bracketed note after it aside.
+ */
+export const onlyAsks = (content: string): boolean => {
+  let text = content.trim()
+  if (text.endsWith("]")) {
+    const open = text.lastIndexOf("[")
+    if (open >= 0) text = text.slice(0, open).trimEnd()
+  }
+  if (!text.endsWith("?")) return false
+  for (const sentence of text.split(SENTENCE_END)) {
+    const t = sentence.trim()
+    if (t.length > 0 && !t.endsWith("?") && t.split(/\s+/).length > SHORT_SENTENCE_WORDS) return false
+  }
+  return true
+}
+
+/** Where one sentence ends and the next begins. */
+const SENTENCE_END = /(?<=[.!?])\s+/
+/** A sentence of at most this many words is an exclamation ("Wow!", "That's great!"), not a statement. */
+const SHORT_SENTENCE_WORDS = 3
+
 /** A request for a summary ("Can you summarize…", "a detailed overview of…"). */
 const SUMMARY = /\b(?:summar(?:y|ies|ize|ise|izing)|overview|recap)\b/i
 
@@ -500,7 +543,7 @@ const rankRawLog = (
   const semantic = new Map<string, number>()
   const inPeriod = search.inPeriod
   if (vectors !== null) {
-    for (const h of vectors.search(q!, n, accept)) semantic.set(h.id, Math.max(0, h.score))
+    for (const h of vectors.search(q!, RAW_SEMANTIC_DEPTH * n, accept)) semantic.set(h.id, Math.max(0, h.score))
     if (inPeriod !== undefined) for (const h of vectors.search(q!, n, (key) => inPeriod(key) && accept(key))) semantic.set(h.id, Math.max(0, h.score))
   }
   const tuning = settings.raw
@@ -511,7 +554,7 @@ const rankRawLog = (
   const assistantShare = FIRST_PERSON.test(req.query) ? tuning.assistantShare : 1
   const named = new Map<string, boolean>()
   const authorNamed = (author: string | null) => {
-    if (author === null || tuning.authorWeight === 0) return false
+    if (author === null) return false
     let yes = named.get(author)
     if (yes === undefined) {
       const parts = words(author)
@@ -527,7 +570,7 @@ const rankRawLog = (
       const lex = lexical.get(key) ?? 0
       const sim = vectors === null ? 0 : (semantic.get(key) ?? Math.max(0, vectors.score(key, q!) ?? 0))
       const h = (lexShare * lex + (1 - lexShare) * sim) * (doc.role === "assistant" ? assistantShare : 1)
-      s = { lex, sim, h: h > 0 && authorNamed(doc.author) ? h + tuning.authorWeight : h }
+      s = { lex, sim, h: h > 0 && tuning.authorWeight > 0 && authorNamed(doc.author) ? h + tuning.authorWeight : h }
       own.set(key, s)
     }
     return s
@@ -564,6 +607,16 @@ const rankRawLog = (
     return prev.role === doc.role && prev.author !== null && prev.author !== doc.author && asks(prev.content)
   }
   const when = tuning.timeWeight > 0 && asksWhen(req.query)
+  // The question names one person among those who said the candidates: another person's lines count for less.
+  const authors = new Set<string>()
+  for (const key of candidates) {
+    const author = raw.docs.get(key)!.author
+    if (author !== null) authors.add(author)
+  }
+  let namedAuthors = 0
+  for (const a of authors) if (authorNamed(a)) namedAuthors++
+  const otherShare = (doc: RawDoc) =>
+    namedAuthors === 1 && doc.author !== null && !authorNamed(doc.author) ? tuning.otherAuthorShare : 1
   const hasQueryWord = (key: string | null) => key !== null && candidates.has(key) && score(key).lex > 0
   const scored: Array<{ doc: RawDoc; total: number; s: { lex: number; sim: number }; context: number }> = []
   let top = 0
@@ -583,7 +636,9 @@ const rankRawLog = (
       ) +
       tuning.sessionWeight * sessionScore.get(doc.sessionId)!
     const total =
-      s.h + context + (inPeriod?.(key) === true ? tuning.periodWeight : 0) + (when && saysWhen(doc.content) ? tuning.timeWeight : 0)
+      (s.h + context + (inPeriod?.(key) === true ? tuning.periodWeight : 0) + (when && saysWhen(doc.content) ? tuning.timeWeight : 0)) *
+      otherShare(doc) *
+      (tuning.questionShare < 1 && doc.author !== null && onlyAsks(doc.content) ? tuning.questionShare : 1)
     if (total > top) top = total
     scored.push({ doc, total, s, context })
   }
