@@ -174,7 +174,7 @@ const RAW_FULL_MATCH = 1
  * Rome" for "Which cities has Jon visited?") is found only this way, and another person's lines, closer in
  * meaning, can fill one pool.
  */
-const RAW_SEMANTIC_DEPTH = 1
+const RAW_SEMANTIC_DEPTH = 2
 
 /** How many candidates each source ranks for k results. */
 export const pool = (k: number) => Math.max(5 * k, 50)
