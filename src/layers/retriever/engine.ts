@@ -448,13 +448,14 @@ const periodFilter = (query: string, raw: RawLogView): InPeriod | undefined => {
 }
 
 /** Whether a line ends in a question (a bracketed note after it aside: "…got any? [shares a photo of …]"). */
-const asks = (content: string): boolean => {
-  let end = content.trimEnd()
-  if (end.endsWith("]")) {
-    const open = end.lastIndexOf("[")
-    if (open >= 0) end = end.slice(0, open).trimEnd()
-  }
-  return end.endsWith("?")
+const asks = (content: string): boolean => withoutNote(content).endsWith("?")
+
+/** A line without the bracketed note after it ("…got any? [shares a photo of …]" -> "…got any?"), trimmed. */
+const withoutNote = (content: string): string => {
+  const text = content.trim()
+  if (!text.endsWith("]")) return text
+  const open = text.lastIndexOf("[")
+  return open >= 0 ? text.slice(0, open).trimEnd() : text
 }
 
 /**
@@ -462,11 +463,7 @@ const asks = (content: string): boolean => {
  * pottery?"); a bracketed note after it aside.
  */
 export const onlyAsks = (content: string): boolean => {
-  let text = content.trim()
-  if (text.endsWith("]")) {
-    const open = text.lastIndexOf("[")
-    if (open >= 0) text = text.slice(0, open).trimEnd()
-  }
+  const text = withoutNote(content)
   if (!text.endsWith("?")) return false
   for (const sentence of text.split(SENTENCE_END)) {
     const t = sentence.trim()
@@ -617,6 +614,8 @@ const rankRawLog = (
   for (const a of authors) if (authorNamed(a)) namedAuthors++
   const otherShare = (doc: RawDoc) =>
     namedAuthors === 1 && doc.author !== null && !authorNamed(doc.author) ? tuning.otherAuthorShare : 1
+  // A person's line that only asks says nothing; its answer, which borrows from it, does.
+  const questionShare = (doc: RawDoc) => (tuning.questionShare < 1 && doc.author !== null && onlyAsks(doc.content) ? tuning.questionShare : 1)
   const hasQueryWord = (key: string | null) => key !== null && candidates.has(key) && score(key).lex > 0
   const scored: Array<{ doc: RawDoc; total: number; s: { lex: number; sim: number }; context: number }> = []
   let top = 0
@@ -638,7 +637,7 @@ const rankRawLog = (
     const total =
       (s.h + context + (inPeriod?.(key) === true ? tuning.periodWeight : 0) + (when && saysWhen(doc.content) ? tuning.timeWeight : 0)) *
       otherShare(doc) *
-      (tuning.questionShare < 1 && doc.author !== null && onlyAsks(doc.content) ? tuning.questionShare : 1)
+      questionShare(doc)
     if (total > top) top = total
     scored.push({ doc, total, s, context })
   }
