@@ -25,7 +25,7 @@ import { readJsonGraphFile } from "./graph/jsonFile.js"
 import { graphMigrations, latestGraphMigration } from "./graph/migrations/index.js"
 import { decodeRowNode } from "../store/graphSerialization.js"
 import { filteredVectorTopK, filterSql, indexColumns } from "./graph/sqliteSearch.js"
-import { ascending, byBound, collectMatches, documentCount, exactScore, parseIntList } from "./graph/exactBm25.js"
+import { ascending, byBound, collectMatches, documentCount, exactScore, LengthCache, parseIntList } from "./graph/exactBm25.js"
 import { asStored, chunks, rowVectors, sourceRows, vectorBytes } from "./graph/rows.js"
 import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
 import { analyze } from "../search/IndexAnalyzer.js"
@@ -556,6 +556,28 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
           })
     )
 
+    // Each candidate's BM25 length, kept while lexical_stats' version (moved only by a length change, an insert or
+    // a delete, migration 0007) stays: a warm process reads a document's length once.
+    const lengths = new LengthCache()
+    /** The length cache at this version of the lengths (`docs` of them). */
+    const lengthsAt = (version: number, docs: number) =>
+      Effect.gen(function* () {
+        const held = lengths.version
+        if (held !== null && held !== version) {
+          const changed = held < version
+            ? yield* sql<{ rid: number }>`SELECT rid FROM lexical_changes WHERE version > ${held} AND version <= ${version}`
+            : []
+          // Each move of the version logged one rowid, unless the log no longer reaches back to ours.
+          if (changed.length === version - held) lengths.forget(changed.map((c) => c.rid), version)
+          else lengths.reset(version)
+        } else if (held === null) lengths.reset(version)
+        if (lengths.wholeDue(docs)) {
+          const [row] = yield* sql<{ pairs: string | null }>`SELECT group_concat(rowid || ',' || lex_len) AS pairs FROM nodes`
+          lengths.fill(parseIntList(row?.pairs ?? null), true)
+        }
+        return lengths
+      })
+
     const lexicalTopK = (q: LexicalQuery) =>
       Effect.gen(function* () {
         const terms = [...new Set(analyze(q.text))]
@@ -576,9 +598,10 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
           postings.push(docs)
         }
         if (live.length === 0) return []
-        const [stats] = yield* sql<{ docs: number; total: number }>`SELECT docs, total FROM lexical_stats WHERE id = 1`
+        const [stats] = yield* sql<{ docs: number; total: number; version: number }>`SELECT docs, total, version FROM lexical_stats WHERE id = 1`
         const n = stats?.docs ?? 0
         if (n === 0) return []
+        const lens = yield* lengthsAt(stats!.version, n)
         const { k1, b } = q
         const avg = (stats?.total ?? 0) / n || 1
         const norm0 = k1 * (1 - b)
@@ -586,16 +609,22 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         const idf = live.map((t) => Math.log(1 + (n - df.get(t)! + 0.5) / (df.get(t)! + 0.5)))
         const matches = collectMatches(postings, idf, k1, norm0)
         const { where, params } = filterSql(q.filter)
-        // Documents in bound order, their lengths (and the filter) read in growing batches, until the next
-        // bound is below the k-th best exact score: no document left can enter.
+        // Documents in bound order, their lengths read in growing batches (only those this process has not read
+        // since the lengths last changed), until the next bound is below the k-th best exact score: no document
+        // left can enter. The filter (and the id) is asked only of the documents that would enter the top k.
         // The rowids go in as one JSON array (json_each), so the statement's text, and SQLite's prepared
         // statement, stay the same whatever the batch; (rowid, length) pairs come back as one list.
-        const lengths = `SELECT group_concat(n.rowid || ',' || n.lex_len) AS pairs FROM json_each(?) j
-          JOIN nodes n ON n.rowid = j.value WHERE ${where}`
+        const lengthsOf = `SELECT group_concat(n.rowid || ',' || n.lex_len) AS pairs FROM json_each(?) j JOIN nodes n ON n.rowid = j.value`
+        const admittedOf = `SELECT n.rowid AS rid, n.id FROM json_each(?) j JOIN nodes n ON n.rowid = j.value WHERE ${where}`
         const top: Array<{ readonly rid: number; readonly score: number }> = []
+        const idOf = new Map<number, string>()
         const count = matches.rids.length
         const order = byBound(matches)
-        const slotOf = new Map<number, number>()
+        const enters = (score: number, rid: number) => {
+          if (top.length < q.k) return true
+          const last = top[q.k - 1]!
+          return last.score < score || (last.score === score && last.rid > rid)
+        }
         for (let r = 0, batch = 128; r < count; batch = Math.min(2 * batch, 2048)) {
           const kth = top.length >= q.k ? top[q.k - 1]!.score : -Infinity
           if (matches.bound[order[r]!]! < kth) break
@@ -609,26 +638,35 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
           const part = order.subarray(r, end)
           r += part.length
           // In rowid order: neighbouring rows share the table's pages.
-          const rids = Array.from(part, (d) => matches.rids[d]!).sort((x, y) => x - y)
-          for (const d of part) slotOf.set(matches.rids[d]!, d)
-          const [row] = yield* sql.unsafe<{ pairs: string | null }>(lengths, [JSON.stringify(rids), ...params])
-          const pairs = parseIntList(row?.pairs ?? null)
-          for (let p = 0; p < pairs.length; p += 2) {
-            const rid = pairs[p]!
-            const score = exactScore(matches, slotOf.get(rid)!, pairs[p + 1]!, idf, k1, norm0, norm1)
-            if (!(score > 0)) continue
-            let at = top.length
-            while (at > 0 && (top[at - 1]!.score < score || (top[at - 1]!.score === score && top[at - 1]!.rid > rid))) at--
-            if (at < q.k) {
-              top.splice(at, 0, { rid, score })
+          const unread = Array.from(part, (d) => matches.rids[d]!).filter((rid) => lens.get(rid) < 0).sort((x, y) => x - y)
+          if (unread.length > 0) {
+            const [row] = yield* sql.unsafe<{ pairs: string | null }>(lengthsOf, [JSON.stringify(unread)])
+            lens.fill(parseIntList(row?.pairs ?? null), false)
+          }
+          const scored: Array<{ readonly rid: number; readonly score: number }> = []
+          for (const d of part) {
+            const rid = matches.rids[d]!
+            const len = lens.get(rid)
+            if (len < 0) continue
+            const score = exactScore(matches, d, len, idf, k1, norm0, norm1)
+            if (score > 0) scored.push({ rid, score })
+          }
+          scored.sort((x, y) => y.score - x.score || x.rid - y.rid)
+          // Best first: the filter is asked of those that would enter, at most k at a time, until one would not.
+          for (let i = 0; i < scored.length && enters(scored[i]!.score, scored[i]!.rid); ) {
+            const ask: Array<{ readonly rid: number; readonly score: number }> = []
+            while (i < scored.length && ask.length < q.k && enters(scored[i]!.score, scored[i]!.rid)) ask.push(scored[i++]!)
+            const rows = yield* sql.unsafe<{ rid: number; id: string }>(admittedOf, [JSON.stringify(ask.map((a) => a.rid)), ...params])
+            for (const row of rows) idOf.set(row.rid, row.id)
+            for (const a of ask) {
+              if (!idOf.has(a.rid) || !enters(a.score, a.rid)) continue
+              let at = top.length
+              while (at > 0 && (top[at - 1]!.score < a.score || (top[at - 1]!.score === a.score && top[at - 1]!.rid > a.rid))) at--
+              top.splice(at, 0, a)
               if (top.length > q.k) top.pop()
             }
           }
         }
-        if (top.length === 0) return []
-        // Ids only for the k that made it.
-        const idRows = yield* sql<{ rid: number; id: string }>`SELECT rowid AS rid, id FROM nodes WHERE rowid IN ${sql.in(top.map((t) => t.rid))}`
-        const idOf = new Map(idRows.map((r) => [r.rid, r.id] as const))
         return top.map(({ rid, score }): ScoredId => ({ id: idOf.get(rid)!, score }))
       })
 

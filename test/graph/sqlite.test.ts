@@ -171,7 +171,7 @@ describe("GraphStoreSqlite", () => {
       )
       const store = yield* open(dir)
       const sql = yield* inspect(file)
-      expect(yield* sql`SELECT max(migration_id) AS m FROM effect_sql_migrations`).toEqual([{ m: 6 }])
+      expect(yield* sql`SELECT max(migration_id) AS m FROM effect_sql_migrations`).toEqual([{ m: 7 }])
       const blobs = yield* sql<{ node_id: string; n: number }>`SELECT node_id, length(embedding) AS n FROM node_vectors ORDER BY rowid`
       expect(blobs).toEqual(nodes.map((n) => ({ node_id: n.id, n: 4 + n.embedding!.length })))
       const graph = yield* store.load()
@@ -210,8 +210,9 @@ describe("GraphStoreSqlite", () => {
       yield* store.commit({ upsertNodes: [plainNode("one-more")] })
       const dbSize = fs.statSync(store.location!).size
       expect(dbSize).toBeGreaterThan(1_000_000)
-      // The WAL holds only the pages this commit touched (a handful of 4 KiB frames).
-      expect(fs.statSync(walFile).size).toBeLessThan(64 * 1024)
+      // The WAL holds only the pages this commit touched (a handful of 4 KiB frames; 16 with the page of the
+      // lexical change log, migration 0007).
+      expect(fs.statSync(walFile).size).toBeLessThan(72 * 1024)
       expect(yield* store.counts).toEqual({ nodes: 3001, edges: 0 })
     })
   )

@@ -128,3 +128,61 @@ export const ascending = (list: Float64Array): Float64Array => {
   for (let i = 1; i < list.length; i++) if (list[i]! < list[i - 1]!) return list.sort()
   return list
 }
+
+/**
+ * Document lengths by rowid as far as they have been read, for one version of the lengths (`version`). A move
+ * of the version forgets the lengths of the rowids that changed (`forget`), or every length (`reset`). It
+ * counts the lengths read one by one since it last held them all: past `wholeAfter` of the documents, reading
+ * them all at once (a scan, about 16 times cheaper a row than a look-up) costs no more than the look-ups
+ * already made (the ski-rental rule), so a long-lived reader soon reads none. Kept in a typed array (4 bytes a
+ * rowid: 4 MB at 1M nodes); a rowid beyond `limit` is never kept (read again each time).
+ */
+export class LengthCache {
+  private lens = new Int32Array(0)
+  /** The version of the lengths held; null before the first query. */
+  version: number | null = null
+  /** Lengths read one by one since the cache last held them all (or was emptied). */
+  private readOneByOne = 0
+
+  constructor(private readonly limit = 1 << 25) {}
+
+  /** Forgets every length; the cache is then at `version`. */
+  reset(version: number): void {
+    this.lens = new Int32Array(0)
+    this.version = version
+    this.readOneByOne = 0
+  }
+
+  /** Forgets the lengths of these rowids; the cache is then at `version`. */
+  forget(rids: ReadonlyArray<number>, version: number): void {
+    for (const rid of rids) if (rid >= 0 && rid < this.lens.length) this.lens[rid] = -1
+    this.version = version
+  }
+
+  /** Whether the lengths read one by one have cost about as much as reading all `docs` of them at once. */
+  wholeDue(docs: number): boolean {
+    return this.readOneByOne > 0 && this.readOneByOne >= docs / 16
+  }
+
+  /** The length of this rowid, or -1 if not read. */
+  get(rid: number): number {
+    return rid < this.lens.length ? this.lens[rid]! : -1
+  }
+
+  /** (rowid, length) pairs read one by one (`whole` false) or all the table's lengths at once. */
+  fill(pairs: Float64Array, whole: boolean): void {
+    if (whole) this.readOneByOne = 0
+    else this.readOneByOne += pairs.length / 2
+    for (let p = 0; p < pairs.length; p += 2) this.set(pairs[p]!, pairs[p + 1]!)
+  }
+
+  private set(rid: number, len: number): void {
+    if (rid >= this.lens.length) {
+      if (rid >= this.limit || rid < 0) return
+      const grown = new Int32Array(Math.min(this.limit, Math.max(1024, rid + 1, 2 * this.lens.length))).fill(-1)
+      grown.set(this.lens)
+      this.lens = grown
+    }
+    this.lens[rid] = len
+  }
+}

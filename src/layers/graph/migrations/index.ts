@@ -5,6 +5,7 @@ import compactVectors from "./0003_compact_vectors.js"
 import lookupKeys from "./0004_lookup_keys.js"
 import vectorChanges from "./0005_vector_changes.js"
 import rowDefaults from "./0006_row_defaults.js"
+import lexicalVersion from "./0007_lexical_version.js"
 
 // Statically imported so the esbuild bundle carries them (no directory scan at run time).
 const migrations = {
@@ -13,7 +14,8 @@ const migrations = {
   "0003_compact_vectors": compactVectors,
   "0004_lookup_keys": lookupKeys,
   "0005_vector_changes": vectorChanges,
-  "0006_row_defaults": rowDefaults
+  "0006_row_defaults": rowDefaults,
+  "0007_lexical_version": lexicalVersion
 }
 
 export const graphMigrations = Migrator.fromRecord(migrations)
