@@ -12,6 +12,7 @@ import type { RawDoc, RawLogView } from "./RawLogView.js"
 import type { LexicalHit, Ranking } from "../../search/LexicalIndex.js"
 import type { VectorHit } from "../../search/VectorIndex.js"
 import { queryPeriods, withinPeriod } from "../../text/queryPeriod.js"
+import { isSummaryRequest } from "../../text/summaryRequest.js"
 import { asksWhen, saysWhen } from "../../text/timeReference.js"
 import { words } from "../../text/tokenize.js"
 import { validAt } from "../../domain/time.js"
@@ -89,6 +90,11 @@ export interface RankRequest {
   readonly exclude: ReadonlySet<string>
   readonly trace: boolean
   readonly now: string
+  /**
+   * The query asks for a summary (summaryRequest.ts); `query` may then be only its subject, so it is said here.
+   * Undefined: read from `query`.
+   */
+  readonly summary?: boolean
 }
 
 /** One neighbour of a node: the other end of an edge, and its weight. */
@@ -413,7 +419,7 @@ const rawLexical = (
   // The assistant's long replies restate what the user said and can fill the pool: the user's own best lines
   // are looked at as deeply, so a short statement of theirs ("it's now 10 hours weekly") stays a candidate. A
   // request for a summary wants the conversation's breadth, as the lines rank.
-  if (!SUMMARY.test(req.query)) add(ranking.take(pool(req.k), (key) => raw.docs.get(key)?.role === "user" && accept(key)))
+  if (!(req.summary ?? isSummaryRequest(req.query))) add(ranking.take(pool(req.k), (key) => raw.docs.get(key)?.role === "user" && accept(key)))
   // A question that names a period ("what did Maria do in May 2023") looks as deeply at the lines said then.
   if (inPeriod === undefined) return { hits: merged(hits, more), accept }
   add(ranking.take(pool(req.k), (key) => inPeriod(key) && accept(key), PERIOD_EXAMINED * pool(req.k)))
@@ -476,9 +482,6 @@ export const onlyAsks = (content: string): boolean => {
 const SENTENCE_END = /(?<=[.!?])\s+/
 /** A sentence of at most this many words is an exclamation ("Wow!", "That's great!"), not a statement. */
 const SHORT_SENTENCE_WORDS = 3
-
-/** A request for a summary ("Can you summarize…", "a detailed overview of…"). */
-const SUMMARY = /\b(?:summar(?:y|ies|ize|ise|izing)|overview|recap)\b/i
 
 /** User lines one lookup returns at most, of at most this many best matches looked at. */
 const DENIAL_LOOKUP_LINES = 5

@@ -14,6 +14,7 @@ import { SessionBuffer, type BufferHit } from "../../services/SessionBuffer.js"
 import { currentEntries } from "../../search/bufferSearch.js"
 import { deletionStamp } from "../../store/deletionNotices.js"
 import { dataPaths } from "../../store/paths.js"
+import { isSummaryRequest, summarySubject } from "../../text/summaryRequest.js"
 import { DEFAULT_GRAPH_TUNING, DEFAULT_RAW_TUNING, RankMemo, rankQuery, type GraphTuning, type RankSettings, type RawTuning } from "./engine.js"
 import { fetchGraphCandidates, rankWithStatements } from "./graphCandidates.js"
 import { refKey } from "./rank.js"
@@ -304,7 +305,7 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
         return retrieveNow(query, opts).pipe(Effect.ensuring(Effect.sync(() => inFlight--)))
       })
 
-    const retrieveNow = (query: string, opts: RetrieveOptions) =>
+    const retrieveNow = (asked: string, opts: RetrieveOptions) =>
       Effect.gen(function* () {
         // Read before any store: an index write of this query is dropped if a delete begins or ends meanwhile.
         const stamp = deletionStamp(paths)
@@ -316,11 +317,17 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
         const includeHistory = opts.includeHistory ?? config.includeHistoryByDefault
         const trace = opts.trace ?? config.traceRetrieval
         const wantSemantic = opts.lexicalOnly !== true && embedder.enabled && !state.embedderBroken
+        // A request for a summary is ranked on its subject (summaryRequest.ts): by meaning, and then by words too. Without
+        // meaning its frame's words stay: they are what reaches the replies that treat the subject in other words
+        // (BEAM 500K summarization, lexical-only: MRR 0.162 with the whole request, 0.152 with its subject alone).
+        const summary = isSummaryRequest(asked)
+        const subject = summarySubject(asked)
         let queryVector: Float32Array | null = null
-        if (wantSemantic && query.trim() !== "") {
-          const v = yield* embedOrWarn([query])
+        if (wantSemantic && asked.trim() !== "") {
+          const v = yield* embedOrWarn([subject ?? asked])
           if (Option.isSome(v) && v.value[0] !== undefined) queryVector = v.value[0]
         }
+        const query = subject !== null && queryVector !== null ? subject : asked
         const semantic = queryVector !== null
         const now = nowIso()
         const scope = opts.scope ?? null
@@ -353,7 +360,7 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
         const memo = new RankMemo()
         const outcome = yield* rankWithStatements(store, fetched, rawView, () =>
           rankQuery(
-            { query, queryVector, k, includeHistory, asOf, scope, exclude, trace, now },
+            { query, queryVector, k, includeHistory, asOf, scope, exclude, trace, now, summary },
             settings,
             { graph: fetched.candidates, raw: rawOn ? rawView : null, buffer: hits, staleRefs, memo }
           )
