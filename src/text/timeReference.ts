@@ -2,24 +2,16 @@
 // carries its own time ("we went camping last weekend", "two days ago", "on Friday", "in May 2023"), which the
 // message's time then dates. Plain patterns, cheap enough to test every candidate line of a query.
 
-/**
- * A question that asks for a time: "When…", "what year did / which month was…", "how long ago…", and how long
- * something lasted ("How long has Jolene practised yoga?": the line that says "for about three years" answers it).
- */
+/** A question that asks for a time: "When…", "what year did / which month was…", "how long ago…". */
 const ASKS_WHEN =
-  /^\W*when\b|\b(?:what|which)\s+(?:year|month|day|date|time|week)\s+(?:did|do|does|was|were|is|are|will|would|has|have|had)\b|\bhow\s+long\b/i
+  /^\W*when\b|\b(?:what|which)\s+(?:year|month|day|date|time|week)\s+(?:did|do|does|was|were|is|are|will|would|has|have|had)\b|\bhow\s+long\s+ago\b/i
 
 const WEEKDAY = String.raw`(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|tues|wed|thu|thurs|fri|sat|sun)`
 const UNIT = String.raw`(?:night|day|week|weekend|month|year|summer|winter|spring|fall|autumn|morning|afternoon|evening)`
 const COUNT = String.raw`(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|couple\s+of|several)`
 const MONTH = String.raw`(?:january|february|march|april|june|july|august|september|october|november|december)`
 
-const SPAN = String.raw`(?:hours?|days?|weeks?|months?|years?)`
-
-/**
- * A time a line refers to: a relative day or period, a weekday, a count of units ago, a month, a year, or how long
- * something lasted ("for about three years", "two months now").
- */
+/** A time a line refers to: a relative day or period, a weekday, a count of units ago, a month, a year. */
 const SAYS_WHEN = new RegExp(
   [
     String.raw`\b(?:yesterday|today|tonight|tomorrow|recently|earlier)\b`,
@@ -27,9 +19,7 @@ const SAYS_WHEN = new RegExp(
     String.raw`\b${COUNT}\s+(?:days?|weeks?|months?|years?)\s+ago\b`,
     String.raw`\b(?:on|last|this|next)\s+${WEEKDAY}\b`,
     String.raw`\b${MONTH}\b`,
-    String.raw`\b(?:19|20)\d\d\b`,
-    String.raw`\b(?:for|about|over|almost|nearly|around)\s+(?:(?:about|almost|nearly|over|around)\s+)?(?:a\s+)?${COUNT}\s+${SPAN}\b`,
-    String.raw`\b${COUNT}\s+${SPAN}\s+(?:now|already)\b`
+    String.raw`\b(?:19|20)\d\d\b`
   ].join("|"),
   "i"
 )

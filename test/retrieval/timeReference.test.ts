@@ -5,29 +5,27 @@ import { asksWhen, saysWhen } from "../../src/text/timeReference.js"
 import { logAll, world } from "./support.js"
 
 describe("questions that ask when, lines that say when", () => {
-  it("asks when: 'When…', a year, month, day or date asked for, 'how long ago', how long something lasted", () => {
+  it("asks when: 'When…', a year, month, day or date asked for, 'how long ago'", () => {
     expect(
       [
         "When did Melanie go camping?",
         "  when was the deadline moved?",
         "In which year did John start surfing?",
         "What date is the peer review due?",
-        "How long ago did we adopt the dog?",
-        "How long did the trip take?",
-        "How long has Jolene been practising yoga?"
+        "How long ago did we adopt the dog?"
       ].map(asksWhen)
-    ).toEqual([true, true, true, true, true, true, true])
+    ).toEqual([true, true, true, true, true])
     expect(
       [
         "What did Melanie do when she went camping?",
         "Which day trip did we like best?",
-        "How often do you go running?",
+        "How long did the trip take?",
         "Where did Jon go?"
       ].map(asksWhen)
     ).toEqual([false, false, false, false])
   })
 
-  it("says when: relative days and periods, weekdays, counts ago, months and years, how long something lasted", () => {
+  it("says when: relative days and periods, weekdays, counts ago, months and years", () => {
     expect(
       [
         "We went camping last weekend.",
@@ -37,25 +35,18 @@ describe("questions that ask when, lines that say when", () => {
         "The show is next month.",
         "We moved here in 2019.",
         "It opened in August.",
-        "It was due on May 3.",
-        "I've been doing them sporadically for about 3 years now.",
-        "Been playing it for a month - it's really challenged me.",
-        "We've been dating two years already!",
-        "The drive took nearly six hours.",
-        "We stayed there for a few weeks."
+        "It was due on May 3."
       ].map(saysWhen)
-    ).toEqual([true, true, true, true, true, true, true, true, true, true, true, true, true])
+    ).toEqual([true, true, true, true, true, true, true, true])
     expect(
       [
         "I may go camping with the kids.",
         "We went camping at the lake.",
         "Three times a week, it keeps us on track.",
         "This time I won the whole tournament.",
-        "I have been to 12 concerts.",
-        "Thanks for a great day!",
-        "I've been doing yoga for years and I love it."
+        "I have been to 12 concerts."
       ].map(saysWhen)
-    ).toEqual([false, false, false, false, false, false, false])
+    ).toEqual([false, false, false, false, false])
   })
 })
 
@@ -81,35 +72,6 @@ describe("a question that asks when, against the raw log", () => {
       yield* lines
       const when = yield* ask("When did we go camping at the lake?")
       expect(when.map((r) => r.content)).toEqual(["We went camping at the lake, the lake was great.", "We went camping at the lake last weekend."])
-    }).pipe(Effect.provide(world({ rawTuning: { timeWeight: 0 } })))
-  )
-})
-
-describe("a question that asks how long, against the raw log", () => {
-  const ask = (q: string) => Effect.flatMap(Retriever, (r) => r.retrieve(q, { k: 10, lexicalOnly: true }))
-  const lines = Effect.gen(function* () {
-    yield* logAll("s1", [["user", "I have practised yoga at the studio for several years.", "2023-03-10T18:00:00.000Z"]])
-    yield* logAll("s2", [["user", "I have practised yoga at the studio, the studio is great.", "2023-07-02T18:00:00.000Z"]])
-  })
-  const QUESTION = "How long have I practised yoga at the studio?"
-
-  it.effect("puts the line that says for how long before a slightly better match that does not", () =>
-    Effect.gen(function* () {
-      yield* lines
-      expect((yield* ask(QUESTION)).map((r) => r.content)).toEqual([
-        "I have practised yoga at the studio for several years.",
-        "I have practised yoga at the studio, the studio is great."
-      ])
-    }).pipe(Effect.provide(world()))
-  )
-
-  it.effect("ranks by the words alone without the rule", () =>
-    Effect.gen(function* () {
-      yield* lines
-      expect((yield* ask(QUESTION)).map((r) => r.content)).toEqual([
-        "I have practised yoga at the studio, the studio is great.",
-        "I have practised yoga at the studio for several years."
-      ])
     }).pipe(Effect.provide(world({ rawTuning: { timeWeight: 0 } })))
   )
 })
