@@ -55,14 +55,28 @@ const bestFirst = (slots: Int32Array, scores: Float64Array, count: number, n: nu
 
 /** One query's scored documents (LexicalIndex.ranking). */
 export class Ranking {
-  static readonly empty = new Ranking(new Int32Array(0), new Float64Array(0), () => "")
+  static readonly empty = new Ranking(new Int32Array(0), new Float64Array(0), () => "", () => undefined)
   private order: Array<number> = []
+  private bySlot: Map<number, number> | null = null
 
   constructor(
     private readonly slots: Int32Array,
     private readonly scores: Float64Array,
-    private readonly keyAt: (slot: number) => string
+    private readonly keyAt: (slot: number) => string,
+    private readonly slotOf: (key: string) => number | undefined
   ) {}
+
+  /** One document's score (0 when it matches no query word or is not in the index), wherever it ranks. */
+  scoreOf(key: string): number {
+    if (this.slots.length === 0) return 0
+    const slot = this.slotOf(key)
+    if (slot === undefined) return 0
+    if (this.bySlot === null) {
+      this.bySlot = new Map()
+      for (let i = 0; i < this.slots.length; i++) this.bySlot.set(this.slots[i]!, this.scores[i]!)
+    }
+    return this.bySlot.get(slot) ?? 0
+  }
 
   /**
    * The topK best (higher score first, ties: the earlier added) that `accept` lets through, of the `examined`
@@ -410,7 +424,7 @@ export class LexicalIndex {
         scoreOf[nScored++] = s
       }
     }
-    return new Ranking(slots.subarray(0, nScored), scoreOf.subarray(0, nScored), (slot) => this.keyAt(slot))
+    return new Ranking(slots.subarray(0, nScored), scoreOf.subarray(0, nScored), (slot) => this.keyAt(slot), (key) => this.slotOf(key))
   }
 
   /**

@@ -172,6 +172,20 @@ describe("LexicalIndex", () => {
     }
     expect(scores(again, "python").map(([key]) => key)).toEqual(["t1", "t2"])
   })
+  it("a ranking gives any one document's score, below the top as at it, in memory and from an image", () => {
+    const texts = ["python python python tips", "python once", "rust rust and python", "no match here", "rust tips tips"]
+    const idx = new LexicalIndex()
+    texts.forEach((t, i) => idx.add(`t${i}`, t))
+    const expected = new Bm25Index(texts).search("python", 10).map((h) => [`t${h.index}`, Number(h.score.toFixed(9))])
+    for (const ix of [idx, LexicalIndex.fromBinary(idx.toBinary())!]) {
+      const ranking = ix.ranking("python")
+      // Only the best one is taken; the others' scores are still there.
+      expect(ranking.take(1).map((h) => h.key)).toEqual(["t0"])
+      expect(expected.map(([key]) => [key, Number(ranking.scoreOf(key as string).toFixed(9))])).toEqual(expected)
+      expect([ranking.scoreOf("t3"), ranking.scoreOf("t4"), ranking.scoreOf("unknown")]).toEqual([0, 0, 0])
+    }
+    expect(idx.ranking("nothing matches").scoreOf("t0")).toBe(0)
+  })
   it("an index read back from its binary form takes adds, replacements, removals and compaction like the original", () => {
     const texts = Array.from({ length: 300 }, (_, i) => `${docs[i % docs.length]} item${i % 17} extra${i % 5}`)
     const original = new LexicalIndex({ analyzer: analyze })

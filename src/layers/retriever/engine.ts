@@ -258,6 +258,8 @@ interface LexicalSearch {
   readonly accept: (key: string) => boolean
   /** Whether a raw-log line was said in a period the question names; absent when it names none. */
   readonly inPeriod?: InPeriod
+  /** A raw-log line's lexical score wherever it ranks (a line found by meaning, below the pool). */
+  readonly scoreOf?: (key: string) => number
 }
 
 const graphLexical = (req: RankRequest, ctx: EligibilityContext, view: GraphCandidates): LexicalSearch => {
@@ -406,6 +408,7 @@ const rawLexical = (
   // Scored once per query: a second pass only refuses more lines.
   if (memo.raw === null || memo.raw.view !== raw) memo.raw = { view: raw, ranking: raw.lexical.ranking(req.query), inPeriod: periodFilter(req.query, raw) }
   const { ranking, inPeriod } = memo.raw
+  const scoreOf = (key: string) => ranking.scoreOf(key)
   const hits = ranking.take(pool(req.k), accept)
   const taken = new Set(hits.map((h) => h.key))
   const more: Array<LexicalHit> = []
@@ -421,9 +424,9 @@ const rawLexical = (
   // request for a summary wants the conversation's breadth, as the lines rank.
   if (!(req.summary ?? isSummaryRequest(req.query))) add(ranking.take(pool(req.k), (key) => raw.docs.get(key)?.role === "user" && accept(key)))
   // A question that names a period ("what did Maria do in May 2023") looks as deeply at the lines said then.
-  if (inPeriod === undefined) return { hits: merged(hits, more), accept }
+  if (inPeriod === undefined) return { hits: merged(hits, more), accept, scoreOf }
   add(ranking.take(pool(req.k), (key) => inPeriod(key) && accept(key), PERIOD_EXAMINED * pool(req.k)))
-  return { hits: merged(hits, more), accept, inPeriod }
+  return { hits: merged(hits, more), accept, inPeriod, scoreOf }
 }
 
 /** The pool's best hits and the lines looked at more deeply, best first. */
@@ -567,7 +570,8 @@ const rankRawLog = (
     let s = own.get(key)
     if (s === undefined) {
       const doc = raw.docs.get(key)!
-      const lex = lexical.get(key) ?? 0
+      // A line found by meaning below the lexical pool keeps the words it shares with the question.
+      const lex = lexical.get(key) ?? (best > 0 && search.scoreOf !== undefined && semantic.has(key) ? search.scoreOf(key) / best : 0)
       const sim = vectors === null ? 0 : (semantic.get(key) ?? Math.max(0, vectors.score(key, q!) ?? 0))
       const h = (lexShare * lex + (1 - lexShare) * sim) * (doc.role === "assistant" ? assistantShare : 1)
       s = { lex, sim, h: h > 0 && tuning.authorWeight > 0 && authorNamed(doc.author) ? h + tuning.authorWeight : h }
