@@ -62,6 +62,17 @@ const inSubordinateClause = (sentence: string, match: string): boolean => {
   return from > 0 && SUBORDINATE.test(sentence.slice(0, from))
 }
 
+// "I've never actually delivered any photos to James": a match that begins right after a negation (the correction
+// pattern's "actually") would state the opposite of what was said ("actually delivered any photos to James"). The
+// sentence is kept whole, its denial with it.
+const NEGATION_BEFORE = /\b(?:never|not|n['’]t)\s*$/i
+
+/** Whether a pattern's match begins right after a negation ("never actually …"). */
+const afterNegation = (sentence: string, match: string): boolean => {
+  const from = sentence.lastIndexOf(match)
+  return from > 0 && NEGATION_BEFORE.test(sentence.slice(0, from))
+}
+
 export interface ExtractOptions {
   /** The config's ner_labels; empty turns NER off. */
   readonly nerLabels: ReadonlySet<string>
@@ -121,7 +132,11 @@ export const extractFromMessage = (entry: RawLogEntry, options: ExtractOptions):
     for (const m of matchMessage(sentence.text)) {
       // The user's words for everything; tool output only says how things went.
       if (!user && m.type !== "outcome") continue
-      const whole = user && (dropsValue(sentence.text, m.content) || (m.type === "fact" && inSubordinateClause(sentence.text, m.content)))
+      const whole =
+        user &&
+        (dropsValue(sentence.text, m.content) ||
+          afterNegation(sentence.text, m.content) ||
+          (m.type === "fact" && inSubordinateClause(sentence.text, m.content)))
       const content = cut(whole ? sentence.text : m.content)
       const { type, confidence } = RULE_TYPES[m.type]
       out.push({ ...base, ...dated, content, type, confidence, isCorrection: m.type === "correction" || isCorrection(content) })

@@ -51,6 +51,10 @@ describe("extractFromMessage", () => {
     expect(summary("I'm learning geometric sequences, and I just scored 5/5 on them, but I've never actually done any proofs.")).toEqual([
       ["semantic", "I'm learning geometric sequences, and I just scored 5/5 on them, but I've never actually done any proofs.", 0.9, true]
     ])
+    // A match right after a negation would say the opposite: the sentence stays whole, its denial with it.
+    expect(summary("I've never actually delivered any photos to James or received feedback from him.")).toEqual([
+      ["semantic", "I've never actually delivered any photos to James or received feedback from him.", 0.9, true]
+    ])
     // No value before the trigger (or none at all): the match from its trigger word, as before.
     expect(summary("Before the trip I need 3 new batteries.")).toEqual([["procedural", "I need 3 new batteries.", 0.75, false]])
     expect(summary("Honestly, I prefer Rust")).toEqual([["procedural", "I prefer Rust", 0.75, false]])

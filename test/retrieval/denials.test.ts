@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { newerWins } from "../../src/layers/retriever/newerWins.js"
+import { longestRun, newerWins } from "../../src/layers/retriever/newerWins.js"
 import { FEB, JAN, MAR, said } from "./support.js"
 
 // What a user's denial ("I've never …") denies, read from its own words: the clause after the negation, each of
@@ -56,5 +56,81 @@ describe("what a denial denies", () => {
       [upgrade.content, MAR],
       [layout.content, null]
     ])
+  })
+
+  it("of statements sharing the denied words, the one naming the denied thing itself, words in a row, is its opposite", () => {
+    const denial = said("I've never solved any tangent or normal line problems before, can you explain them?", MAR, 0)
+    // More of the denial's words than the phrase's statement, but scattered: "working on tangent and normal lines", "solve".
+    const working = said("I've been working on tangent and normal lines to conics and I aim to solve related problems.", JAN, 1)
+    const separate = said("I finished 6 tangent line problems and 5 normal line problems.", JAN, 2)
+    const completed = said("I completed 6 tangent and normal line problems and scored 5/6.", FEB, 3)
+    const out = newerWins([denial, working, separate, completed], "Have I ever worked on tangent and normal line problems before?", false)
+    expect(conflicts(out)).toEqual([
+      [denial.content, FEB],
+      [completed.content, MAR],
+      [working.content, null],
+      [separate.content, null]
+    ])
+  })
+
+  it("a request for what to do from now on names the thing but does not affirm it: the statement of it does", () => {
+    const denial = said("I've never solved any tangent or normal line problems before.", MAR, 0)
+    const instruction = said("Always provide stepwise algebraic solutions when I ask about tangent and normal line problems.", JAN, 1)
+    const completed = said("I completed 6 tangent and normal line problems last week.", FEB, 2)
+    const out = newerWins([denial, instruction, completed], "Have I ever worked on tangent and normal line problems before?", false)
+    expect(conflicts(out)).toEqual([
+      [denial.content, FEB],
+      [completed.content, MAR],
+      [instruction.content, null]
+    ])
+    // Alone beside the denial, the request affirms nothing: nothing is flagged.
+    const alone = newerWins([denial, instruction], "Have I ever worked on tangent and normal line problems before?", false)
+    expect(conflicts(alone)).toEqual([
+      [denial.content, null],
+      [instruction.content, null]
+    ])
+  })
+})
+
+describe("which statement a denial is paired with", () => {
+  const conflicts = (out: ReadonlyArray<{ readonly content: string; readonly conflictsWith?: { readonly at: string | null } }>) =>
+    out.map((c) => [c.content, c.conflictsWith?.at ?? null])
+
+  it("of statements sharing the denied words, the one saying the denied verb as the denial says it is the opposite", () => {
+    const denial = said("I've never actually delivered any photos to James or received feedback from him.", MAR, 0)
+    const planned = said("I need to deliver to James the photos by Friday.", JAN, 1)
+    const done = said("I delivered 50 event photos to James last week.", FEB, 2)
+    const out = newerWins([denial, planned, done], "Have I delivered photos to James and received his feedback before?", false)
+    expect(conflicts(out)).toEqual([
+      [denial.content, FEB],
+      [done.content, MAR],
+      [planned.content, null]
+    ])
+  })
+
+  it("a question whether it happened pairs the denial with what was said before it; other questions with the best-ranked", () => {
+    const later = said("I delivered the extra event photos to James.", MAR, 0)
+    const denial = said("I've never delivered any event photos to James.", FEB, 1)
+    const earlier = said("I delivered the first event photos to James.", JAN, 2)
+    expect(conflicts(newerWins([later, denial, earlier], "Have I ever delivered event photos to James?", false))).toEqual([
+      [denial.content, JAN],
+      [earlier.content, FEB],
+      [later.content, null]
+    ])
+    // Not a question whether it happened: the best-ranked statement affirming it (it may hold the value asked for).
+    expect(conflicts(newerWins([later, denial, earlier], "What did I tell you about delivering event photos to James?", false))).toEqual([
+      [later.content, FEB],
+      [denial.content, MAR],
+      [earlier.content, null]
+    ])
+  })
+})
+
+describe("longestRun", () => {
+  it("counts the terms two sequences share one after another, in order", () => {
+    expect(longestRun(["complet", "tangent", "normal", "line", "problem"], ["solv", "tangent", "normal", "line", "problem"])).toBe(4)
+    expect(longestRun(["tangent", "line", "problem", "normal", "line", "problem"], ["solv", "tangent", "normal", "line", "problem"])).toBe(3)
+    expect(longestRun(["problem", "line", "normal", "tangent"], ["tangent", "normal", "line", "problem"])).toBe(1)
+    expect(longestRun([], ["tangent"])).toBe(0)
   })
 })

@@ -82,6 +82,8 @@ interface AnalyzedSentence {
   readonly text: string
   /** Its index terms (stemmed, stopwords dropped). */
   readonly terms: ReadonlySet<string>
+  /** The same, in the order said (repeats kept). */
+  readonly sequence: ReadonlyArray<string>
   /** Read on first use: a sentence sharing no word with the query never needs them. */
   mentions: ReadonlyArray<AttributeMention> | null
 }
@@ -94,7 +96,10 @@ const sentenceCache = (): SentencesOf => {
   return (content) => {
     let out = analyzed.get(content)
     if (out === undefined) {
-      out = splitSentences(content).map((s): AnalyzedSentence => ({ text: s.text, terms: new Set(analyze(s.text)), mentions: null }))
+      out = splitSentences(content).map((s): AnalyzedSentence => {
+        const sequence = analyze(s.text)
+        return { text: s.text, terms: new Set(sequence), sequence, mentions: null }
+      })
       analyzed.set(content, out)
     }
     return out
@@ -205,19 +210,32 @@ interface Denial {
   readonly text: string
   /** Its index terms. */
   readonly words: ReadonlyArray<string>
+  /** Its index terms in the order said ("tangent or normal line problems": tangent, normal, line, problem). */
+  readonly sequence: ReadonlyArray<string>
   /** The things it denies, each at least two index terms ("never X or Y": X and Y). */
   readonly parts: ReadonlyArray<ReadonlyArray<string>>
+  /** Each index term's word as the denial says it ("deliv": "delivered"). */
+  readonly said: ReadonlyMap<string, string>
 }
+
+/** A text's words, lower case ("I've delivered 50 photos": i've, delivered, 50, photos). */
+const wordsOf = (text: string): Array<string> => text.toLowerCase().split(/[^\p{L}\p{N}'’-]+/u).filter((w) => w !== "")
 
 /** The denials ("I've never written integration tests") of a text. */
 const denialsOf = (content: string): Array<Denial> => {
   const out: Array<Denial> = []
   for (const m of content.matchAll(NEVER)) {
     const clause = (m[1] ?? m[2] ?? "").split(CLAUSE_END)[0]!.replace(EMPHASIS, " ").split(/\s+/).filter((w) => w !== "").slice(0, 10).join(" ")
-    const words = [...new Set(analyze(clause))]
+    const sequence = analyze(clause)
+    const words = [...new Set(sequence)]
     if (words.length < 2) continue
     const parts = clause.split(ALTERNATIVES).map((p) => [...new Set(analyze(p))]).filter((p) => p.length >= 2)
-    out.push({ text: clause, words, parts: parts.length > 0 ? parts : [words] })
+    const said = new Map<string, string>()
+    for (const w of wordsOf(clause)) {
+      const term = analyze(w)[0]
+      if (term !== undefined && !said.has(term)) said.set(term, w)
+    }
+    out.push({ text: clause, words, sequence, parts: parts.length > 0 ? parts : [words], said })
   }
   return out
 }
@@ -238,21 +256,66 @@ const asksAbout = (shared: number, query: ReadonlySet<string>) => shared >= 2 &&
 
 /**
  * How well the best sentence affirming a denial says it (0: no sentence affirms it): the denial's words it shares,
- * and half a word more when it says what was done, the first word of the thing denied ("upgraded" of "never upgraded
+ * half a word more when it says what was done, the first word of the thing denied ("upgraded" of "never upgraded
  * any furniture in my living room": "after the sofa upgrade" says it, "the furniture layout in my living room" does
- * not). A sentence affirms a denial when it says, without a negation, most of one thing it denies.
+ * not), a whole word when it says it as the denial does ("I upgraded the sofa"), and more when it names the thing
+ * denied in the denial's own words, in a row (PHRASE_MIN). A sentence affirms a denial when it says, without a negation
+ * and not as a request (INSTRUCTION), most of one thing it denies.
  */
 const affirms = (sentences: ReadonlyArray<AnalyzedSentence>, denial: Denial): number => {
   let best = 0
   for (const s of sentences) {
-    if (NEGATED.test(s.text.replace(HEDGE, " "))) continue
+    if (NEGATED.test(s.text.replace(HEDGE, " ")) || INSTRUCTION.test(s.text)) continue
     const part = denial.parts.find((p) => p.filter((w) => s.terms.has(w)).length >= Math.max(2, Math.ceil(CONFLICT_SHARE * p.length)))
     if (part === undefined) continue
-    const doneSaid = s.terms.has(part[0]!) ? 0.5 : 0
-    best = Math.max(best, denial.words.filter((w) => s.terms.has(w)).length + doneSaid)
+    const doneSaid = !s.terms.has(part[0]!) ? 0 : saysAsDenied(s, denial.said.get(part[0]!)) ? 1 : 0.5
+    const phrase = Math.max(0, longestRun(s.sequence, denial.sequence) - PHRASE_MIN + 1) * PHRASE_WEIGHT
+    best = Math.max(best, denial.words.filter((w) => s.terms.has(w)).length + doneSaid + phrase)
   }
   return best
 }
+
+/**
+ * Whether a sentence has the word as the denial says it: "I just delivered 50 event photos" says what "never delivered
+ * any photos" denies was done; "I need to deliver to James" and "ensure I deliver the best quality" do not.
+ */
+const saysAsDenied = (s: AnalyzedSentence, word: string | undefined): boolean => word !== undefined && wordsOf(s.text).includes(word)
+
+/**
+ * A sentence saying at least this many of the denial's words one after another, in its order, names the very thing
+ * denied ("I completed 6 tangent and normal line problems" of "never solved any tangent or normal line problems"),
+ * where others only share its words ("6 tangent line problems and 5 normal line problems", "working on tangent and
+ * normal lines to conics"): each word of the run from this one on counts this much more.
+ */
+const PHRASE_MIN = 3
+const PHRASE_WEIGHT = 1.5
+
+/** The length of the longest run of index terms two sequences share, one after another in both. */
+export const longestRun = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): number => {
+  let best = 0
+  let prev = new Array<number>(b.length + 1).fill(0)
+  for (let i = 0; i < a.length; i++) {
+    const row = new Array<number>(b.length + 1).fill(0)
+    for (let j = 0; j < b.length; j++) if (a[i] === b[j]) best = Math.max(best, (row[j + 1] = prev[j]! + 1))
+    prev = row
+  }
+  return best
+}
+
+// A request for what to do from now on ("Always provide stepwise solutions when I ask about tangent line problems") says
+// nothing about what was done.
+const INSTRUCTION = /^\W*(?:always|never|please|(?:do\s+not|don['’]t)\s+\w+|make\s+sure|remember\s+to|be\s+sure)\b/i
+
+/**
+ * "I've never done X" contradicts what the user said before it; a statement of X said after it may be what they have
+ * done since. A question whether X happened, answered by the denial, wants what it contradicts: of the statements
+ * affirming it (by how well they affirm it, `affirms`), one said before it is its opposite before any said after.
+ * Other questions keep the best affirming one, whenever said (it may hold the value or the date asked for).
+ */
+const opposes = (affirmed: number, x: Said, denier: Said, whether: boolean): number =>
+  whether && affirmed > 0 && x.at !== undefined && denier.at !== undefined && x.at < denier.at ? affirmed + SAID_BEFORE : affirmed
+/** More than any sentence's affirming weight. */
+const SAID_BEFORE = 1000
 
 /** Whether any sentence says a date or a time of day. */
 const saysDate = (sentences: ReadonlyArray<AnalyzedSentence>): boolean =>
@@ -297,6 +360,7 @@ export const newerWins = <A extends Said>(
   const sentencesOf = sentenceCache()
 
   // 1. Contradictions: a denial the query is about, and a candidate affirming it, come back together.
+  const whether = WHETHER.test(query)
   const paired = new Set<A & Marks>()
   let lookedUp = false
   // The pair whose denial the query asks about most (a question whether it happened moves it first).
@@ -313,7 +377,7 @@ export const newerWins = <A extends Said>(
     for (let at = 0; at < Math.min(out.length, NEWER_WINS_POOL); at++) {
       const x = out[at]!
       if (at === i || x.said !== true || paired.has(x)) continue
-      const shared = affirms(sentencesOf(x.content), denial)
+      const shared = opposes(affirms(sentencesOf(x.content), denial), x, denier, whether)
       if (shared > most) [j, most] = [at, shared]
     }
     const asked = asksAbout(about.shared, terms)
@@ -323,7 +387,7 @@ export const newerWins = <A extends Said>(
       let found: A & Marks | undefined
       for (const x of lookup(denier, denial.text)) {
         if (x.said !== true) continue
-        const shared = affirms(sentencesOf(x.content), denial)
+        const shared = opposes(affirms(sentencesOf(x.content), denial), x, denier, whether)
         if (shared > most) [found, most] = [{ ...x }, shared]
       }
       if (found !== undefined) {
@@ -342,7 +406,7 @@ export const newerWins = <A extends Said>(
     const moved = out.splice(lo, 1)[0]!
     out.splice(hi + 1, 0, moved)
   }
-  if (answer !== null && WHETHER.test(query)) {
+  if (answer !== null && whether) {
     for (const x of answer.pair) out.splice(out.indexOf(x), 1)
     out.unshift(...answer.pair)
   }
