@@ -1,9 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
-import { Embedder } from "../../src/services/Embedder.js"
+import { Effect } from "effect"
 import { RawLog } from "../../src/services/RawLog.js"
 import { Retriever } from "../../src/services/Retriever.js"
-import { world } from "./support.js"
+import { atSimilarity, QUERY_VECTOR, tableEmbedder, world } from "./support.js"
 
 // A line found by meaning that also shares a word with the question, but ranks below the lexical pool (50 lines
 // for k = 10) because many shorter lines say that word: it keeps the words it shares, so it comes first, before
@@ -15,25 +14,8 @@ const NONE = "Watching the big games on TV with my dad every week, that's where 
 const FILLERS = 60
 
 /** An embedder with set similarities to the query: 0.6 for the line that shares a word, 0.62 for the one that does not, 0 for the rest. */
-const embedder = Layer.succeed(
-  Embedder,
-  Embedder.of({
-    modelId: "test-table",
-    enabled: true,
-    dimension: 3,
-    embed: (texts) =>
-      Effect.succeed(
-        texts.map((t) =>
-          t === QUERY
-            ? Float32Array.of(1, 0, 0)
-            : t === SHARES
-              ? Float32Array.of(0.6, Math.sqrt(1 - 0.6 ** 2), 0)
-              : t === NONE
-                ? Float32Array.of(0.62, 0, Math.sqrt(1 - 0.62 ** 2))
-                : Float32Array.of(0, 0, 1)
-        )
-      )
-  })
+const embedder = tableEmbedder((t) =>
+  t === QUERY ? QUERY_VECTOR : t === SHARES ? atSimilarity(0.6, 1) : t === NONE ? atSimilarity(0.62, 2) : atSimilarity(0, 2)
 )
 
 describe("a line found by meaning below the lexical pool", () => {

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer } from "effect"
-import { Embedder } from "../../src/services/Embedder.js"
+import { Effect } from "effect"
 import { RawLog } from "../../src/services/RawLog.js"
 import { Retriever } from "../../src/services/Retriever.js"
-import { world } from "./support.js"
+import { atSimilarity, QUERY_VECTOR, tableEmbedder, world } from "./support.js"
 
 // A line that shares no word with the question is found only by meaning ("a short trip to Rome" for "Which cities
 // has Jon visited?"). When another person's lines are a little closer in meaning and there are more of them than one
@@ -15,25 +14,8 @@ const TRIP = "I took a short trip to Rome last spring."
 const OTHERS = 70
 
 /** An embedder with set similarities to the query: 0.68 for the trip, 0.7 for each of Gina's lines, 0 for the rest. */
-const embedder = Layer.succeed(
-  Embedder,
-  Embedder.of({
-    modelId: "test-table",
-    enabled: true,
-    dimension: 3,
-    embed: (texts) =>
-      Effect.succeed(
-        texts.map((t) =>
-          t === QUERY
-            ? Float32Array.of(1, 0, 0)
-            : t === TRIP
-              ? Float32Array.of(0.68, Math.sqrt(1 - 0.68 ** 2), 0)
-              : t.startsWith("Gina line")
-                ? Float32Array.of(0.7, 0, Math.sqrt(1 - 0.7 ** 2))
-                : Float32Array.of(0, 0, 1)
-        )
-      )
-  })
+const embedder = tableEmbedder((t) =>
+  t === QUERY ? QUERY_VECTOR : t === TRIP ? atSimilarity(0.68, 1) : t.startsWith("Gina line") ? atSimilarity(0.7, 2) : atSimilarity(0, 2)
 )
 
 describe("a line found only by meaning", () => {

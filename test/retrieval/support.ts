@@ -141,3 +141,20 @@ export const MAR = "2026-03-20T09:00:00.000Z"
 
 /** A candidate the user said at `at`, message `messageIndex` of session s1 (what newerWins reads). */
 export const said = (content: string, at: string, messageIndex: number) => ({ content, at, said: true, sourceRefs: [{ sessionId: "s1", messageIndex }] })
+
+/** An embedder whose 3-dimensional vectors a table gives (`vectorOf(text)`), for set similarities to a query. */
+export const tableEmbedder = (vectorOf: (text: string) => Float32Array) =>
+  Layer.succeed(
+    Embedder,
+    Embedder.of({ modelId: "test-table", enabled: true, dimension: 3, embed: (texts) => Effect.succeed(texts.map(vectorOf)) })
+  )
+
+/** The query's vector in a tableEmbedder. */
+export const QUERY_VECTOR = Float32Array.of(1, 0, 0)
+
+/** A unit vector at cosine `similarity` from QUERY_VECTOR, the rest along axis 1 or 2 (0 for unrelated text: axis 2). */
+export const atSimilarity = (similarity: number, axis: 1 | 2): Float32Array => {
+  const v = Float32Array.of(similarity, 0, 0)
+  v[axis] = Math.sqrt(1 - similarity ** 2)
+  return v
+}
