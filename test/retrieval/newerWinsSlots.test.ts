@@ -221,6 +221,22 @@ describe("a change said past the candidates, found by the words of the user's st
     ])
   })
 
+  it("a candidate ranked below the best few that says it changed comes above the statement it changes (the lookup leaves candidates out)", () => {
+    const others = Array.from({ length: 10 }, (_, i) => said(`Batch cooking tip ${i}: label every container.`, FEB, 20 + i))
+    const asked: Array<string> = []
+    const out = newerWins([said(scheduled, JAN, 1), ...others, said(extended, MAR, 2)], query, false, (_, text) => {
+      asked.push(text)
+      return []
+    })
+    expect(asked).toEqual([])
+    expect(marked(out).slice(0, 3)).toEqual([
+      [extended, null, null],
+      [scheduled, MAR, null],
+      [others[0]!.content, null, null]
+    ])
+    expect(out.length).toBe(12)
+  })
+
   it("a line said before it, one saying no change, or a change of another measure is left where it was: nothing comes in", () => {
     for (const [line, at] of [
       [extended, "2026-01-01T09:00:00.000Z"],

@@ -581,11 +581,11 @@ const cuedUpdate = <A extends Said>(
     out.splice(i, 0, out.splice(j, 1)[0]!)
     return
   }
-  if (lookup === undefined) return
   // None among them: the user's statement about the question may have been changed since in a line of theirs that
   // ranks lower, said in other words ("…the extended batch cooking sessions on March 24 and March 31, since they
-  // were extended by 30 minutes"). Of their statements covering the question best, the oldest has had the most
-  // time to change; its own sentence finds the lines about it.
+  // were extended by 30 minutes"): a candidate below the best few, or else a line the lookup finds (it leaves out
+  // the candidates). Of their statements covering the question best, the oldest has had the most time to change;
+  // its own sentence finds the lines about it.
   let i = -1
   for (const [at, c] of covered.entries()) {
     if (c === null || c.best.length < Math.max(2, MIN_COVERAGE * query.size)) continue
@@ -594,11 +594,13 @@ const cuedUpdate = <A extends Said>(
   }
   if (i < 0) return
   const earlier = covered[i]!
-  const found = lookup(out[i]!, earlier.sentence).find((x) => {
+  const changes = (x: A) => {
     if (x.said !== true || x.at === undefined || x.at <= out[i]!.at!) return false
     const later = coveredBy(sentencesOf(x.content), query, like, kinds)
     return (later.cued.size > 0 || later.named.length > 0) && updates(earlier, later)
-  })
+  }
+  const below = out.findIndex((x, at) => at >= n && changes(x))
+  const found = below >= 0 ? out.splice(below, 1)[0]! : lookup?.(out[i]!, earlier.sentence).find(changes)
   if (found === undefined) return
   Object.assign(out[i]!, { supersededBy: { at: found.at!, ...refOf(found) } })
   out.splice(i, 0, { ...found })
