@@ -56,22 +56,16 @@ const dropsValue = (sentence: string, match: string): boolean => {
 // condition or a wish states nothing as so. The sentence is kept whole, so its slot rule sees the clause (canonical.ts).
 const SUBORDINATE = /\b(?:if|when|whenever|whether|unless|once|until|in case|make sure|making sure|ensure|ensuring)\s+(?:that\s+)?$/i
 
-/** Whether a pattern's match begins right after a conditional or a wish ("if", "make sure that"). */
-const inSubordinateClause = (sentence: string, match: string): boolean => {
+/** Whether a pattern's match begins right after words `before` ends on ("if", "make sure that"; "never"). */
+const rightAfter = (before: RegExp, sentence: string, match: string): boolean => {
   const from = sentence.lastIndexOf(match)
-  return from > 0 && SUBORDINATE.test(sentence.slice(0, from))
+  return from > 0 && before.test(sentence.slice(0, from))
 }
 
 // "I've never actually delivered any photos to James": a match that begins right after a negation (the correction
 // pattern's "actually") would state the opposite of what was said ("actually delivered any photos to James"). The
 // sentence is kept whole, its denial with it.
 const NEGATION_BEFORE = /\b(?:never|not|n['’]t)\s*$/i
-
-/** Whether a pattern's match begins right after a negation ("never actually …"). */
-const afterNegation = (sentence: string, match: string): boolean => {
-  const from = sentence.lastIndexOf(match)
-  return from > 0 && NEGATION_BEFORE.test(sentence.slice(0, from))
-}
 
 export interface ExtractOptions {
   /** The config's ner_labels; empty turns NER off. */
@@ -135,8 +129,8 @@ export const extractFromMessage = (entry: RawLogEntry, options: ExtractOptions):
       const whole =
         user &&
         (dropsValue(sentence.text, m.content) ||
-          afterNegation(sentence.text, m.content) ||
-          (m.type === "fact" && inSubordinateClause(sentence.text, m.content)))
+          rightAfter(NEGATION_BEFORE, sentence.text, m.content) ||
+          (m.type === "fact" && rightAfter(SUBORDINATE, sentence.text, m.content)))
       const content = cut(whole ? sentence.text : m.content)
       const { type, confidence } = RULE_TYPES[m.type]
       out.push({ ...base, ...dated, content, type, confidence, isCorrection: m.type === "correction" || isCorrection(content) })

@@ -9,6 +9,7 @@ import { analyze } from "../../search/IndexAnalyzer.js"
 import { type AttributeMention, aimedAt, askedAttribute, attributeMentions, isAimed, isThreshold, namesThing, sameAttribute, sameMeasure, saysMeasure, valuesIn } from "../../text/attributes.js"
 import { NUMBER_WORD } from "../../text/numberWords.js"
 import { splitSentences } from "../../text/sentences.js"
+import { words as wordsIn } from "../../text/tokenize.js"
 
 /** What newerWins needs of a candidate besides its content. */
 export interface Said {
@@ -218,9 +219,6 @@ interface Denial {
   readonly said: ReadonlyMap<string, string>
 }
 
-/** A text's words, lower case ("I've delivered 50 photos": i've, delivered, 50, photos). */
-const wordsOf = (text: string): Array<string> => text.toLowerCase().split(/[^\p{L}\p{N}'’-]+/u).filter((w) => w !== "")
-
 /** The denials ("I've never written integration tests") of a text. */
 const denialsOf = (content: string): Array<Denial> => {
   const out: Array<Denial> = []
@@ -231,7 +229,7 @@ const denialsOf = (content: string): Array<Denial> => {
     if (words.length < 2) continue
     const parts = clause.split(ALTERNATIVES).map((p) => [...new Set(analyze(p))]).filter((p) => p.length >= 2)
     const said = new Map<string, string>()
-    for (const w of wordsOf(clause)) {
+    for (const w of wordsIn(clause)) {
       const term = analyze(w)[0]
       if (term !== undefined && !said.has(term)) said.set(term, w)
     }
@@ -279,7 +277,7 @@ const affirms = (sentences: ReadonlyArray<AnalyzedSentence>, denial: Denial): nu
  * Whether a sentence has the word as the denial says it: "I just delivered 50 event photos" says what "never delivered
  * any photos" denies was done; "I need to deliver to James" and "ensure I deliver the best quality" do not.
  */
-const saysAsDenied = (s: AnalyzedSentence, word: string | undefined): boolean => word !== undefined && wordsOf(s.text).includes(word)
+const saysAsDenied = (s: AnalyzedSentence, word: string | undefined): boolean => word !== undefined && wordsIn(s.text).includes(word)
 
 /**
  * A sentence saying at least this many of the denial's words one after another, in its order, names the very thing
