@@ -13,6 +13,7 @@ import type { LexicalHit, Ranking } from "../../search/LexicalIndex.js"
 import type { VectorHit } from "../../search/VectorIndex.js"
 import { queryPeriods, withinPeriod } from "../../text/queryPeriod.js"
 import { isSummaryRequest } from "../../text/summaryRequest.js"
+import { asksName, namesOne } from "../../text/namesAsked.js"
 import { asksWhen, saysWhen } from "../../text/timeReference.js"
 import { words } from "../../text/tokenize.js"
 import { validAt } from "../../domain/time.js"
@@ -42,6 +43,12 @@ export interface RawTuning {
   readonly periodWeight: number
   /** Added to a line's score when the question asks when and the line says when ("last weekend"; timeReference.ts). */
   readonly timeWeight: number
+  /**
+   * Added to a line's score when the question asks where, who or which book, film, band… and the line names a place,
+   * a person or a title other than the question's names and the speakers' ("a short trip to Rome" for "Which cities
+   * has Jon visited?"; namesAsked.ts).
+   */
+  readonly nameWeight: number
   /**
    * Share of a line's score when the question names one of the people whose lines are candidates
    * (metadata.speaker) and another person said it: "Where has Melanie camped?" is answered by Melanie's lines.
@@ -165,6 +172,7 @@ export const DEFAULT_RAW_TUNING: RawTuning = {
   assistantShare: 0.5,
   periodWeight: 0.4,
   timeWeight: 0.3,
+  nameWeight: 0.3,
   otherAuthorShare: 0.85,
   questionShare: 0.8
 }
@@ -619,6 +627,9 @@ const rankRawLog = (
   }
   let namedAuthors = 0
   for (const a of authors) if (authorNamed(a)) namedAuthors++
+  // A question asking where, who or which title: a line naming something other than the question's names and the speakers.
+  const known = tuning.nameWeight > 0 && asksName(req.query) ? new Set([...queryWords, ...[...authors].flatMap((a) => words(a))]) : null
+  const namesAsked = (doc: RawDoc) => known !== null && namesOne(doc.content, known)
   const otherShare = (doc: RawDoc) =>
     namedAuthors === 1 && doc.author !== null && !authorNamed(doc.author) ? tuning.otherAuthorShare : 1
   // A person's line that only asks says nothing; its answer, which borrows from it, does.
@@ -642,7 +653,8 @@ const rankRawLog = (
       ) +
       tuning.sessionWeight * sessionScore.get(doc.sessionId)!
     const total =
-      (s.h + context + (inPeriod?.(key) === true ? tuning.periodWeight : 0) + (when && saysWhen(doc.content) ? tuning.timeWeight : 0)) *
+      (s.h + context + (inPeriod?.(key) === true ? tuning.periodWeight : 0) + (when && saysWhen(doc.content) ? tuning.timeWeight : 0) +
+        (namesAsked(doc) ? tuning.nameWeight : 0)) *
       otherShare(doc) *
       questionShare(doc)
     if (total > top) top = total
