@@ -4,8 +4,11 @@ import { describe, expect, it } from "@effect/vitest"
 // @ts-expect-error the build's esbuild plugin is plain JavaScript
 import { deepEffectImports as deepImports } from "../../scripts/effectDeepImports.mjs"
 import { ROOT } from "../support/cli.js"
+// @ts-expect-error the build's post-step is plain JavaScript
+import { asciiOnly as ascii } from "../../scripts/asciiBundle.mjs"
 
 const deepEffectImports = deepImports as (source: string, file: string) => string
+const asciiOnly = ascii as (text: string) => string
 
 describe("the bins' bundles take each of Effect's modules on its own", () => {
   it("a named import from effect's index becomes a namespace import of each module; type-only names go", () => {
@@ -33,5 +36,15 @@ describe("the bins' bundles take each of Effect's modules on its own", () => {
     expect(hook.includes("TRef")).toBe(false)
     // The hook still runs Effect itself.
     expect(hook.includes('Symbol.for("effect/Effect")')).toBe(true)
+  })
+
+  it("the code-cached bundles are all ASCII (one-byte strings), their regular expressions unchanged", () => {
+    for (const f of ["awhm-hook.cjs", "awhm-mcp-server.cjs", "awhm-cli.cjs"]) {
+      expect(/[^\p{ASCII}]/u.test(fs.readFileSync(path.join(ROOT, "dist", f), "utf8"))).toBe(false)
+    }
+    // Two backslashes stay before an escaped dash; one before a quote (an identity escape) goes with it.
+    const literal = "/[\u2013\u2014]\\\\\u2013x\\\u2019\ud83d\ude00/u"
+    expect(asciiOnly(literal)).toBe("/[\\u2013\\u2014]\\\\\\u2013x\\u2019\\ud83d\\ude00/u")
+    expect(new RegExp(asciiOnly("[\u2013\u2014]\\\u2019")).test("\u2014\u2019")).toBe(true)
   })
 })
