@@ -5,6 +5,7 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { build } from "esbuild"
+import { asciiFile } from "./asciiBundle.mjs"
 import { nodeBundle } from "./bundleOptions.mjs"
 
 // The build's identity, from the sources and the lockfile: a hook talks only to a hook server of the
@@ -67,6 +68,7 @@ await build({
   define: { ...define, "import.meta.url": "__awhmImportMetaUrl" },
   banner: { js: 'const __awhmImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' }
 })
+for (const f of ["dist/awhm-hook.cjs", "dist/awhm-mcp-server.cjs"]) asciiFile(f)
 
 // The hook client (`awhm hook prompt|stop` on every turn): plain Node in one CommonJS file that
 // dist/awhm.mjs requires, so a prompt loads one small file instead of a graph of ES module chunks.
@@ -114,6 +116,7 @@ await build({
   define: { ...define, ...uiDefine, "import.meta.url": "__awhmImportMetaUrl" },
   banner: { js: 'const __awhmImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' }
 })
+asciiFile("dist/awhm-cli.cjs")
 
 // The library entry (package "exports"): dependencies stay external so an Effect app shares its own
 // copy of effect with awhm's services and layers.

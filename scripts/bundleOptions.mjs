@@ -5,6 +5,7 @@ import { createRequire } from "node:module"
 import * as path from "node:path"
 import { build } from "esbuild"
 import { compromiseLexicon } from "./compromiseLexicon.mjs"
+import { effectDeepImports } from "./effectDeepImports.mjs"
 
 export const EXTERNAL = ["@xenova/transformers", "onnxruntime-node", "sharp", "better-sqlite3", "playwright-core"]
 
@@ -42,7 +43,7 @@ export const nodeBundle = {
   platform: "node",
   target: "node20",
   external: EXTERNAL,
-  plugins: [tokenizerOnly, compromiseLexicon(build)],
+  plugins: [tokenizerOnly, compromiseLexicon(build), effectDeepImports],
   legalComments: "none",
   logLevel: "warning"
 }

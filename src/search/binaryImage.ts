@@ -91,6 +91,8 @@ export interface ImageSource {
   bytes(at: number, length: number): Uint8Array | null
   /** `count` int32s at `at` (a 4-byte boundary): a view, or a fresh copy read from the file. */
   ints(at: number, count: number): Int32Array | null
+  /** Copies `into.length` int32s at `at` (a 4-byte boundary) into `into`; false when they are not there. */
+  intsInto(at: number, into: Int32Array): boolean
 }
 
 const inRange = (size: number, at: number, length: number): boolean =>
@@ -107,6 +109,12 @@ export const memorySource = (input: Uint8Array): ImageSource => {
     ints: (at, count) => {
       const b = at % 4 === 0 ? range(at, 4 * count) : null
       return b === null ? null : int32View(b)
+    },
+    intsInto: (at, into) => {
+      const b = at % 4 === 0 ? range(at, 4 * into.length) : null
+      const ints = b === null ? null : int32View(b)
+      if (ints !== null) into.set(ints)
+      return ints !== null
     }
   }
 }
@@ -148,6 +156,10 @@ export class FileImage implements ImageSource {
     if (at % 4 !== 0 || !inRange(this.size, at, 4 * count)) return null
     const out = new Int32Array(count)
     return this.fill(new Uint8Array(out.buffer), at) ? out : null
+  }
+
+  intsInto(at: number, into: Int32Array): boolean {
+    return at % 4 === 0 && inRange(this.size, at, 4 * into.length) && this.fill(int32Bytes(into), at)
   }
 
   /** A ReadAt over the file (throws once closed). */

@@ -127,6 +127,11 @@ describe("LexicalIndex", () => {
         reads.count++
         reads.bytes += 4 * count
         return inner.ints(at, count)?.slice() ?? null
+      },
+      intsInto: (at, into) => {
+        reads.count++
+        reads.bytes += 4 * into.length
+        return inner.intsInto(at, into)
       }
     }
     const lazy = LexicalIndex.fromImage(source, 0, image.length)!

@@ -17,6 +17,10 @@ const fileLike = (bytes: Uint8Array) => {
       counter.reads++
       const got = inner.ints(at, count)
       return got === null ? null : got.slice()
+    },
+    intsInto: (at, into) => {
+      counter.reads++
+      return inner.intsInto(at, into)
     }
   }
   return { source, counter }

@@ -134,11 +134,14 @@ export const ascending = (list: Float64Array): Float64Array => {
  * of the version forgets the lengths of the rowids that changed (`forget`), or every length (`reset`). It
  * counts the lengths read one by one since it last held them all: past `wholeAfter` of the documents, reading
  * them all at once (a scan, about 16 times cheaper a row than a look-up) costs no more than the look-ups
- * already made (the ski-rental rule), so a long-lived reader soon reads none. Kept in a typed array (4 bytes a
- * rowid: 4 MB at 1M nodes); a rowid beyond `limit` is never kept (read again each time).
+ * already made (the ski-rental rule), so a long-lived reader soon reads none. All the lengths are kept in a
+ * typed array (4 bytes a rowid: 4 MB at 1M nodes), the few read one by one in a map: a one-shot process (a
+ * prompt hook) reads some thousands, and a 4 MB array written all over costs it ~4 ms of fresh pages and a
+ * collection it would not otherwise run. A rowid beyond `limit` is never kept (read again each time).
  */
 export class LengthCache {
   private lens = new Int32Array(0)
+  private some = new Map<number, number>()
   /** The version of the lengths held; null before the first query. */
   version: number | null = null
   /** Lengths read one by one since the cache last held them all (or was emptied). */
@@ -149,13 +152,17 @@ export class LengthCache {
   /** Forgets every length; the cache is then at `version`. */
   reset(version: number): void {
     this.lens = new Int32Array(0)
+    this.some = new Map()
     this.version = version
     this.readOneByOne = 0
   }
 
   /** Forgets the lengths of these rowids; the cache is then at `version`. */
   forget(rids: ReadonlyArray<number>, version: number): void {
-    for (const rid of rids) if (rid >= 0 && rid < this.lens.length) this.lens[rid] = -1
+    for (const rid of rids) {
+      if (rid >= 0 && rid < this.lens.length) this.lens[rid] = -1
+      this.some.delete(rid)
+    }
     this.version = version
   }
 
@@ -166,23 +173,27 @@ export class LengthCache {
 
   /** The length of this rowid, or -1 if not read. */
   get(rid: number): number {
-    return rid < this.lens.length ? this.lens[rid]! : -1
+    const len = rid < this.lens.length ? this.lens[rid]! : -1
+    return len >= 0 ? len : (this.some.get(rid) ?? -1)
   }
 
   /** (rowid, length) pairs read one by one (`whole` false) or all the table's lengths at once. */
   fill(pairs: Float64Array, whole: boolean): void {
-    if (whole) this.readOneByOne = 0
-    else this.readOneByOne += pairs.length / 2
-    for (let p = 0; p < pairs.length; p += 2) this.set(pairs[p]!, pairs[p + 1]!)
-  }
-
-  private set(rid: number, len: number): void {
-    if (rid >= this.lens.length) {
-      if (rid >= this.limit || rid < 0) return
-      const grown = new Int32Array(Math.min(this.limit, Math.max(1024, rid + 1, 2 * this.lens.length))).fill(-1)
+    if (!whole) {
+      this.readOneByOne += pairs.length / 2
+      for (let p = 0; p < pairs.length; p += 2) if (pairs[p]! >= 0 && pairs[p]! < this.limit) this.some.set(pairs[p]!, pairs[p + 1]!)
+      return
+    }
+    this.readOneByOne = 0
+    // Every row's length: the array holds them all, so the map's are no longer needed.
+    let top = this.lens.length - 1
+    for (let p = 0; p < pairs.length; p += 2) if (pairs[p]! < this.limit) top = Math.max(top, pairs[p]!)
+    if (top >= this.lens.length) {
+      const grown = new Int32Array(Math.min(this.limit, Math.max(1024, top + 1, 2 * this.lens.length))).fill(-1)
       grown.set(this.lens)
       this.lens = grown
     }
-    this.lens[rid] = len
+    for (let p = 0; p < pairs.length; p += 2) if (pairs[p]! >= 0 && pairs[p]! < this.limit) this.lens[pairs[p]!] = pairs[p + 1]!
+    this.some = new Map()
   }
 }
