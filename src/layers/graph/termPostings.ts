@@ -105,37 +105,60 @@ export const updateTermPostings = (sql: SqlClient.SqlClient, removed: ReadonlyAr
     }
     for (const r of removed) for (const t of r.terms.split(" ")) if (t !== "") of(t).out.push(r.rid)
     for (const r of added) for (const t of r.terms.split(" ")) if (t !== "") of(t).in.push(r.rid)
+    // Terms that only gain rows at or past their last block's first (a new row's rowid is the largest): their last
+    // blocks read, deleted and written again a few hundred terms to a statement.
+    const appended = [...touched].filter(([, c]) => c.out.length === 0).map(([term]) => term)
+    for (let c = 0; c < appended.length; c += 300) {
+      const part = appended.slice(c, c + 300)
+      const lastOf = new Map(
+        (yield* sql<{ term: string; first: number; docs: Uint8Array }>`SELECT p.term, p.first, p.docs FROM term_postings p
+          JOIN (SELECT term, max(first) AS first FROM term_postings WHERE term IN ${sql.in(part)} GROUP BY term) m
+          ON p.term = m.term AND p.first = m.first`).map((r) => [r.term, r] as const)
+      )
+      const rewritten: Array<{ term: string; first: number }> = []
+      const blocks: Array<{ term: string; first: number; docs: Uint8Array }> = []
+      for (const term of part) {
+        const change = touched.get(term)!
+        const last = lastOf.get(term)
+        if (last !== undefined && change.in.some((rid) => rid < last.first)) continue
+        touched.delete(term)
+        if (last !== undefined) rewritten.push({ term, first: last.first })
+        const rids = [...(last === undefined ? [] : decode(last.docs)), ...change.in].sort((x, y) => x - y)
+        for (const piece of pieces(rids)) blocks.push({ term, first: piece[0]!, docs: encode(piece) })
+      }
+      for (let i = 0; i < rewritten.length; i += 300) {
+        const some = rewritten.slice(i, i + 300)
+        yield* sql.unsafe(
+          `DELETE FROM term_postings WHERE (term, first) IN (VALUES ${some.map(() => "(?, ?)").join(", ")})`,
+          some.flatMap((r) => [r.term, r.first])
+        )
+      }
+      for (let i = 0; i < blocks.length; i += 300) yield* sql`INSERT INTO term_postings ${sql.insert(blocks.slice(i, i + 300))}`
+    }
     for (const [term, change] of touched) {
-      const firsts = (yield* sql<{ first: number }>`SELECT first FROM term_postings WHERE term = ${term} ORDER BY first`).map((r) => r.first)
-      // Block index of a rowid: the last whose first is not above it, else the first block (-1: none yet).
-      const blockOf = (rid: number) => {
-        let lo = 0
-        let hi = firsts.length - 1
-        if (hi < 0) return -1
-        while (lo < hi) {
-          const mid = (lo + hi + 1) >> 1
-          if (firsts[mid]! <= rid) lo = mid
-          else hi = mid - 1
-        }
-        return lo
-      }
-      const blocks = new Map<number, { out: Set<number>; in: Array<number> }>()
-      const at = (rid: number) => {
-        const b = blockOf(rid)
-        let c = blocks.get(b)
-        if (c === undefined) blocks.set(b, (c = { out: new Set(), in: [] }))
-        return c
-      }
-      for (const rid of change.out) at(rid).out.add(rid)
-      for (const rid of change.in) at(rid).in.push(rid)
-      for (const [b, c] of blocks) {
-        let kept: Array<number> = []
-        if (b >= 0) {
-          const [row] = yield* sql<{ docs: Uint8Array }>`SELECT docs FROM term_postings WHERE term = ${term} AND first = ${firsts[b]!}`
-          if (row !== undefined) kept = Array.from(decode(row.docs)).filter((rid) => !c.out.has(rid))
-          yield* sql`DELETE FROM term_postings WHERE term = ${term} AND first = ${firsts[b]!}`
-        }
-        yield* writeBlocks(sql, term, c.in.length === 0 ? kept : [...kept, ...c.in].sort((x, y) => x - y))
+      const out = new Set(change.out)
+      const ins = [...change.in].sort((x, y) => x - y)
+      const rids = [...new Set([...change.out, ...change.in])].sort((x, y) => x - y)
+      // Block by block, asking SQLite for the one block holding the next rowid (a common term has a thousand).
+      for (let i = 0; i < rids.length; ) {
+        const rid = rids[i]!
+        // The last block whose first is not above the rowid, else the first block (none: the term is new).
+        let [row] = yield* sql<{ first: number; docs: Uint8Array }>`SELECT first, docs FROM term_postings
+          WHERE term = ${term} AND first <= ${rid} ORDER BY first DESC LIMIT 1`
+        if (row === undefined) [row] = yield* sql<{ first: number; docs: Uint8Array }>`SELECT first, docs FROM term_postings WHERE term = ${term} ORDER BY first LIMIT 1`
+        // Rowids from the next block's first on belong to later blocks.
+        const [next] = row === undefined ? [] : yield* sql<{ first: number }>`SELECT first FROM term_postings
+          WHERE term = ${term} AND first > ${row.first} ORDER BY first LIMIT 1`
+        const limit = next?.first ?? Infinity
+        let j = i
+        while (j < rids.length && rids[j]! < limit) j++
+        const lo = rid
+        const hi = rids[j - 1]!
+        const kept = row === undefined ? [] : Array.from(decode(row.docs)).filter((r) => !(r >= lo && r <= hi && out.has(r)))
+        const added = ins.filter((r) => r >= lo && r <= hi)
+        if (row !== undefined) yield* sql`DELETE FROM term_postings WHERE term = ${term} AND first = ${row.first}`
+        yield* writeBlocks(sql, term, added.length === 0 ? kept : [...kept, ...added].sort((x, y) => x - y))
+        i = j
       }
     }
   })
