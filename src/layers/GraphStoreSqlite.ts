@@ -25,7 +25,8 @@ import { readJsonGraphFile } from "./graph/jsonFile.js"
 import { graphMigrations, latestGraphMigration } from "./graph/migrations/index.js"
 import { decodeRowNode } from "../store/graphSerialization.js"
 import { filteredVectorTopK, filterSql, indexColumns } from "./graph/sqliteSearch.js"
-import { ascending, byBound, collectMatches, documentCount, exactScore, LengthCache, parseIntList } from "./graph/exactBm25.js"
+import { byBound, collectMatches, documentCount, exactScore, LengthCache, parseIntList } from "./graph/exactBm25.js"
+import { rebuildTermPostings, readPostings, TermChanges } from "./graph/termPostings.js"
 import { asStored, chunks, rowVectors, sourceRows, vectorBytes } from "./graph/rows.js"
 import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
 import { analyze } from "../search/IndexAnalyzer.js"
@@ -256,9 +257,27 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         for (const part of chunks(rows, 300)) yield* sql`INSERT INTO node_keys ${sql.insert(part)}`
       })
 
+    /**
+     * Takes stored rows' (by rowid) indexed terms out of the postings, as their content reads to the analyzer now;
+     * not exact when a row's terms are not those it was indexed with (its lex_hash differs: the analyzer changed).
+     */
+    const removeStoredTerms = (rids: ReadonlyArray<number>, changes: TermChanges) =>
+      Effect.gen(function* () {
+        if (rids.length === 0) return
+        const rows = yield* sql<NodeRow & { rid: number; lex_hash: string | null }>`SELECT rowid AS rid, lex_hash, ${rowColumns} FROM nodes
+          WHERE rowid IN ${sql.in(rids)}`
+        const nodes = yield* decodeRows(rows, null)
+        for (const r of rows) {
+          const { terms, columns } = indexColumns(nodes.get(r.id)!)
+          if (columns.lex_hash !== r.lex_hash) changes.exact = false
+          changes.remove(r.rid, terms)
+        }
+      })
+
     // Multi-row statements: one statement per chunk keeps a 100k-node import to seconds, not minutes.
-    const writeNodes = (nodes: ReadonlyArray<MemoryNode>) =>
-      Effect.forEach(
+    const writeNodes = (nodes: ReadonlyArray<MemoryNode>) => {
+      const termChanges = new TermChanges()
+      return Effect.forEach(
         chunks(nodes, 100),
         (chunk) =>
           Effect.gen(function* () {
@@ -275,24 +294,28 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
               canonical_key: n.canonicalKey,
               ...indexed[i]!.columns
             }))
+            // Terms change only with content or window start: reinforcement leaves the full-text index alone.
+            const stale = chunk.flatMap((n, i) => (before.get(n.id)?.lex_hash === indexed[i]!.columns.lex_hash ? [] : [i]))
+            const old = stale.flatMap((i) => {
+              const r = before.get(chunk[i]!.id)
+              return r === undefined ? [] : [r.rid]
+            })
+            // The terms the re-indexed rows had (read before the rows are overwritten), to take out of the postings.
+            yield* removeStoredTerms(old, termChanges)
             yield* sql`INSERT INTO nodes ${sql.insert(rows)}
               ON CONFLICT (id) DO UPDATE SET data = excluded.data, status = excluded.status,
                 canonical_key = excluded.canonical_key, window_start = excluded.window_start, valid_to = excluded.valid_to,
                 scope = excluded.scope, access_count = excluded.access_count, lex_len = excluded.lex_len,
                 lex_hash = excluded.lex_hash`
-            // Terms change only with content or window start: reinforcement leaves the full-text index alone.
-            const stale = chunk.flatMap((n, i) => (before.get(n.id)?.lex_hash === indexed[i]!.columns.lex_hash ? [] : [i]))
             if (stale.length > 0) {
-              const old = stale.flatMap((i) => {
-                const r = before.get(chunk[i]!.id)
-                return r === undefined ? [] : [r.rid]
-              })
               if (old.length > 0) yield* sql`DELETE FROM node_terms WHERE rowid IN ${sql.in(old)}`
               const rowids = new Map(
                 (yield* sql<{ id: string; rid: number }>`SELECT id, rowid AS rid FROM nodes
                   WHERE id IN ${sql.in(stale.map((i) => chunk[i]!.id))}`).map((r) => [r.id, r.rid] as const)
               )
-              yield* sql`INSERT INTO node_terms ${sql.insert(stale.map((i) => ({ rowid: rowids.get(chunk[i]!.id)!, terms: indexed[i]!.terms })))}`
+              const added = stale.map((i) => ({ rid: rowids.get(chunk[i]!.id)!, terms: indexed[i]!.terms }))
+              yield* sql`INSERT INTO node_terms ${sql.insert(added.map((a) => ({ rowid: a.rid, terms: a.terms })))}`
+              for (const a of added) termChanges.add(a.rid, a.terms)
             }
             // A vector row is written only when the vector changed: reinforcement rewrites a node but not its
             // embedding, and every write of node_vectors makes other processes reload every vector.
@@ -320,10 +343,12 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
             }
           }),
         { discard: true }
-      )
+      ).pipe(Effect.zipRight(Effect.suspend(() => termChanges.apply(sql))))
+    }
 
-    const deleteNodes = (ids: ReadonlyArray<string>) =>
-      Effect.forEach(
+    const deleteNodes = (ids: ReadonlyArray<string>) => {
+      const termChanges = new TermChanges()
+      return Effect.forEach(
         chunks(ids),
         (chunk) =>
           Effect.gen(function* () {
@@ -331,11 +356,14 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
             yield* sql`DELETE FROM node_sources WHERE node_id IN ${sql.in(chunk)}`
             yield* sql`DELETE FROM node_vectors WHERE node_id IN ${sql.in(chunk)}`
             yield* sql`DELETE FROM node_keys WHERE node_id IN ${sql.in(chunk)}`
+            const rids = (yield* sql<{ rid: number }>`SELECT rowid AS rid FROM nodes WHERE id IN ${sql.in(chunk)}`).map((r) => r.rid)
+            yield* removeStoredTerms(rids, termChanges)
             yield* sql`DELETE FROM node_terms WHERE rowid IN (SELECT rowid FROM nodes WHERE id IN ${sql.in(chunk)})`
             yield* sql`DELETE FROM nodes WHERE id IN ${sql.in(chunk)}`
           }),
         { discard: true }
-      )
+      ).pipe(Effect.zipRight(Effect.suspend(() => termChanges.apply(sql))))
+    }
 
     // An edge is only kept when both ends exist (as in every backend).
     const writeEdges = (edges: ReadonlyArray<Edge>) =>
@@ -454,6 +482,8 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         )
         yield* sql`INSERT INTO node_terms ${sql.insert(done.map((d) => ({ rowid: d.rid, terms: d.terms })))}`
       }
+      // Once at the end: per chunk, the common terms' blocks would be rewritten a thousand times.
+      yield* rebuildTermPostings(sql)
       yield* sql`INSERT OR REPLACE INTO meta (key, value) VALUES ('search_index', 'ready')`
     })
 
@@ -546,16 +576,6 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         return n === undefined ? [] : [pending.overlay(n)]
       })
 
-    // The FTS5 vocabulary's instance rows, a per-connection table (nothing is written to the file).
-    let instanceReady = false
-    const instanceVocab = Effect.suspend(() =>
-      instanceReady
-        ? Effect.void
-        : Effect.map(sql`CREATE VIRTUAL TABLE IF NOT EXISTS temp.node_terms_inst USING fts5vocab(main, node_terms, instance)`, () => {
-            instanceReady = true
-          })
-    )
-
     // Each candidate's BM25 length, kept while lexical_stats' version (moved only by a length change, an insert or
     // a delete, migration 0007) stays: a warm process reads a document's length once.
     const lengths = new LengthCache()
@@ -582,16 +602,13 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
       Effect.gen(function* () {
         const terms = [...new Set(analyze(q.text))]
         if (terms.length === 0 || q.k <= 0) return []
-        // Each term's postings, one rowid per occurrence (the vocabulary's instance rows skip deleted documents),
-        // which also give its document frequency: asking the row vocabulary for it read every posting once more.
-        yield* instanceVocab
-        // group_concat hands each list over as one string (a row per posting cost three times as much).
+        // Each term's postings, one rowid per occurrence, which also give its document frequency: read as the
+        // term's compact blocks (graph/termPostings.ts), kept by the writers beside the FTS5 index.
         const df = new Map<string, number>()
         const live: Array<string> = []
-        const postings: Array<Float64Array> = []
+        const postings: Array<Int32Array> = []
         for (const t of terms) {
-          const [row] = yield* sql<{ docs: string | null }>`SELECT group_concat(doc) AS docs FROM temp.node_terms_inst WHERE term = ${t}`
-          const docs = ascending(parseIntList(row?.docs ?? null))
+          const docs = yield* readPostings(sql, t)
           if (docs.length === 0) continue
           live.push(t)
           df.set(t, documentCount(docs))
@@ -831,6 +848,7 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
             yield* sql`DELETE FROM node_vectors`
             yield* sql`DELETE FROM node_keys`
             yield* sql`INSERT INTO node_terms (node_terms) VALUES ('delete-all')`
+            yield* sql`DELETE FROM term_postings`
             yield* sql`DELETE FROM nodes`
             return [undefined, { upsertNodes: Array.from(graph.nodes.values()), addEdges: graph.edges }] as const
           }),

@@ -123,12 +123,6 @@ export const parseIntList = (s: string | null): Float64Array => {
   return out
 }
 
-/** `list` in ascending order (sorted in place only if it is not already). */
-export const ascending = (list: Float64Array): Float64Array => {
-  for (let i = 1; i < list.length; i++) if (list[i]! < list[i - 1]!) return list.sort()
-  return list
-}
-
 /**
  * Document lengths by rowid as far as they have been read, for one version of the lengths (`version`). A move
  * of the version forgets the lengths of the rowids that changed (`forget`), or every length (`reset`). It

@@ -6,6 +6,7 @@ import lookupKeys from "./0004_lookup_keys.js"
 import vectorChanges from "./0005_vector_changes.js"
 import rowDefaults from "./0006_row_defaults.js"
 import lexicalVersion from "./0007_lexical_version.js"
+import termPostings from "./0008_term_postings.js"
 
 // Statically imported so the esbuild bundle carries them (no directory scan at run time).
 const migrations = {
@@ -15,7 +16,8 @@ const migrations = {
   "0004_lookup_keys": lookupKeys,
   "0005_vector_changes": vectorChanges,
   "0006_row_defaults": rowDefaults,
-  "0007_lexical_version": lexicalVersion
+  "0007_lexical_version": lexicalVersion,
+  "0008_term_postings": termPostings
 }
 
 export const graphMigrations = Migrator.fromRecord(migrations)
