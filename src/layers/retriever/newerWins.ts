@@ -176,15 +176,15 @@ const statedValue = (
 }
 
 /**
- * Whether a statement gives the value the anchor gives: same kind and unit; it covers the query nearly as well,
- * or half as well when its attribute is what the question asks the value of ("a safety inspection coming up on
+ * Whether a statement gives the value the anchor gives: same kind and measure (512MB and 1GB, 3 hours and 90
+ * minutes); it covers the query nearly as well, or half as well when its attribute is what the question asks the value of ("a safety inspection coming up on
  * March 25" beside "a safety inspection for the preferred apartment on March 23"); and its attribute says
  * nothing the query, the anchor's attribute and the anchor's own sentence do not ("my monthly travel budget" is
  * not the "monthly book budget" asked about; "enough budget for my photography gear, I've allocated $300"
  * speaks of a budget).
  */
 const sameValueAs = (s: Stated, anchor: Stated, query: ReadonlySet<string>, asked: ReadonlyArray<string> | null): boolean => {
-  if (s.mention.kind !== anchor.mention.kind || s.mention.unit !== anchor.mention.unit) return false
+  if (s.mention.kind !== anchor.mention.kind || !sameMeasure(s.mention.unit, anchor.mention.unit)) return false
   if (!s.words.every((w) => query.has(w) || anchor.words.includes(w) || anchor.sentence.has(w))) return false
   const named = asked !== null && asked.length > 0 && asked.every((w) => s.words.includes(w))
   return s.coverage >= (named ? NAMED_COVERAGE_RATIO : COVERAGE_RATIO) * anchor.coverage
