@@ -159,9 +159,16 @@ const wordsAfter = (text: string, tokens: ReadonlyArray<Token>, end: number): Ar
 // "5.5 hours of sleep", "$150 as an emergency fund": the thing a measure or an amount is of, or is.
 const OF_OR_AS = /^\s+(?:of|as)\s+(?:(?:a|an|the|my|our|his|her|their|your)\s+)?/i
 
+// "1GB as mentioned in the update", "$50, as we discussed": the value was said before, "as" names no thing.
+const AS_SAID =
+  /^,?\s+as\s+(?:(?:i|we|you)\s+)?(?:(?:previously|already|just|earlier|recently)\s+)?(?:mentioned|discussed|noted|said|stated|agreed|decided|updated|announced|confirmed|told|shared)\b/i
+
+/** Whether the words right after a value say it was said before ("to 1GB as mentioned"). */
+const saidBefore = (text: string, end: number): boolean => AS_SAID.test(text.slice(end, end + 40))
+
 /** The words naming what the value measures or is, after "of" / "as" (none when no such phrase follows). */
 const wordsNamed = (text: string, tokens: ReadonlyArray<Token>, end: number): Array<Token> => {
-  const m = OF_OR_AS.exec(text.slice(end, end + 24))
+  const m = saidBefore(text, end) ? null : OF_OR_AS.exec(text.slice(end, end + 24))
   return m === null ? [] : wordsAfter(text, tokens, end + m[0].length)
 }
 
@@ -385,8 +392,15 @@ export const sameAttribute = (a: AttributeMention, b: AttributeMention): boolean
 // The units of duration, as UNIT_ALIASES writes them.
 const DURATION_UNITS = new Set(["ms", "s", "min", "h", "day", "week", "month", "year"])
 
-/** Whether two units measure one thing: the same unit, or two of duration (3.5 hours "extended by 30 minutes"). */
-export const sameMeasure = (a: string, b: string): boolean => a === b || (DURATION_UNITS.has(a) && DURATION_UNITS.has(b))
+// The units of data size: "512MB" raised to "1GB" is one setting's value.
+const SIZE_UNITS = new Set(["kb", "mb", "gb", "tb", "kib", "mib", "gib"])
+
+/**
+ * Whether two units measure one thing: the same unit, two of duration (3.5 hours "extended by 30 minutes"), or two of
+ * data size (a maxmemory of 512MB, then of 1GB).
+ */
+export const sameMeasure = (a: string, b: string): boolean =>
+  a === b || (DURATION_UNITS.has(a) && DURATION_UNITS.has(b)) || (SIZE_UNITS.has(a) && SIZE_UNITS.has(b))
 
 /** Whether a text says a quantity in a unit of the measure of `like`, whatever it is of ("extended by 30 minutes"). */
 export const saysMeasure = (text: string, like: AttributeMention): boolean =>
@@ -442,8 +456,11 @@ const AIMED =
 /** Whether the clause before `start` makes what is said there wished for or supposed ("but I want to increase it to 7 hours"). */
 export const aimedAt = (text: string, start: number): boolean => AIMED.test(text.slice(Math.max(0, start - 60), start))
 
-/** Whether the value's own clause says it is wished for or supposed ("but I want to increase it to 7 hours"). */
-export const isAimed = (m: AttributeMention, text: string): boolean => aimedAt(text, m.start)
+/**
+ * Whether the value's own clause says it is wished for or supposed ("but I want to increase it to 7 hours"); a value
+ * said to have been given before is not, however it is asked about ("how to adjust it to 1GB as mentioned").
+ */
+export const isAimed = (m: AttributeMention, text: string): boolean => aimedAt(text, m.start) && !saidBefore(text, m.end)
 
 /** The number a normalised value starts with ("$171200" -> 171200, "$2.5k" -> 2500, "20 min" -> 20), or null. */
 const amountOf = (value: string): number | null => {

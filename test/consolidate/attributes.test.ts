@@ -90,6 +90,15 @@ describe("value forms people update", () => {
     expect(aimed("I'm trying to speed up the login API, whose response time is now at 120ms.")).toEqual([["120 ms", false]])
   })
 
+  it("a value said to have been given before ('as mentioned') is held, not aimed, and 'as mentioned' names nothing", () => {
+    const read = (text: string) => attributeMentions(text).map((m) => [m.attribute, m.value, isAimed(m, text)])
+    expect(read("I'm not sure how to adjust the maxmemory setting to 1GB as mentioned in the update.")).toEqual([["maxmemory", "1 gb", false]])
+    expect(read("How do I set the budget to $50, as we discussed?")).toEqual([["budget", "$50", false]])
+    // Without it, a question how to set a value still only wishes for it; "as" before a noun still names the thing.
+    expect(read("I'm not sure how to adjust the maxmemory setting to 1GB.")).toEqual([["maxmemory", "1 gb", true]])
+    expect(read("I set aside $150 as an emergency fund.")).toEqual([["emergency fund", "$150", false]])
+  })
+
   it("the new forms update like the others; another unit or the same value restated does not", () => {
     expect(isUpdate("My blood pressure is 138/85 mmHg.", "My blood pressure is now 135/82 mmHg.")).toBe(true)
     expect(isUpdate("I swim three times a week.", "I swim four times a week now.")).toBe(true)

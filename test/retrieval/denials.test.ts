@@ -134,3 +134,37 @@ describe("longestRun", () => {
     expect(longestRun([], ["tangent"])).toBe(0)
   })
 })
+
+describe("a contradiction in a question for a value", () => {
+  const conflicts = (out: ReadonlyArray<{ readonly content: string; readonly conflictsWith?: { readonly at: string | null } }>) =>
+    out.map((c) => [c.content, c.conflictsWith?.at ?? null])
+  const earlier = "I've completed 7 sigma notation problems and scored 6/7 correct, but I'm still having trouble identifying the bounds and indices."
+  const later =
+    "I'm trying to express a sum in sigma notation, given that I scored 7/7 correct identifying bounds and indices in sigma notation problems, but I have never completed any sigma notation problems."
+
+  it("'how many' asks for the value: the later-said statement of the pair comes first, and the earlier's value does not jump above it", () => {
+    const out = newerWins([said(earlier, JAN, 0), said(later, FEB, 1)], "How many sigma notation problems have I correctly identified the bounds and indices for?", false)
+    expect(conflicts(out)).toEqual([
+      [later, JAN],
+      [earlier, FEB]
+    ])
+  })
+
+  it("values of two measures ('a 7-page guide', 'two junior writers') are not one value said twice: the pair stays as ranked", () => {
+    const guide = "I'm using the expanded 7-page mentoring guide, considering I've never mentored junior writers."
+    const mentoring = "I've been mentoring two junior writers with weekly sessions."
+    const out = newerWins([said(guide, JAN, 0), said(mentoring, FEB, 1)], "How many pages is the mentoring guide for junior writers?", false)
+    expect(conflicts(out)).toEqual([
+      [guide, FEB],
+      [mentoring, JAN]
+    ])
+  })
+
+  it("a question whether it happened keeps the pair as ranked", () => {
+    const out = newerWins([said(earlier, JAN, 0), said(later, FEB, 1)], "Have I completed any sigma notation problems?", false)
+    expect(conflicts(out)).toEqual([
+      [earlier, FEB],
+      [later, JAN]
+    ])
+  })
+})

@@ -250,3 +250,30 @@ describe("a change said past the candidates, found by the words of the user's st
     }
   })
 })
+
+describe("one setting's value in another unit of its measure", () => {
+  const first = "I'm trying to optimize my Redis cache to reduce evictions, and I've identified that increasing the maxmemory to 512MB could help."
+  const query = "What is the maxmemory setting I should use in my Redis configuration to minimize cache evictions?"
+
+  it("a later value said in gigabytes, 'as mentioned', updates one said in megabytes: it comes first, the earlier one marked", () => {
+    const later =
+      "I'm trying to update my Redis cache configuration, but I'm not sure how to adjust the maxmemory setting to 1GB as mentioned in the information update."
+    const out = newerWins([said(first, JAN, 0), said(later, FEB, 1)], query, false)
+    expect(marked(out)).toEqual([
+      [later, null, "512 mb"],
+      [first, FEB, null]
+    ])
+  })
+
+  it("a value only asked how to set is still no update, and milliseconds are no size", () => {
+    const asked = "I'm trying to update my Redis cache configuration, but I'm not sure how to adjust the maxmemory setting to 1GB."
+    const latency = "I'm trying to update my Redis cache configuration, and the maxmemory eviction check now takes 20ms."
+    for (const later of [asked, latency]) {
+      const out = newerWins([said(first, JAN, 0), said(later, FEB, 1)], query, false)
+      expect(marked(out)).toEqual([
+        [first, null, null],
+        [later, null, null]
+      ])
+    }
+  })
+})

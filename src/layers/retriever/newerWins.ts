@@ -176,15 +176,15 @@ const statedValue = (
 }
 
 /**
- * Whether a statement gives the value the anchor gives: same kind and unit; it covers the query nearly as well,
- * or half as well when its attribute is what the question asks the value of ("a safety inspection coming up on
+ * Whether a statement gives the value the anchor gives: same kind and measure (512MB and 1GB, 3 hours and 90
+ * minutes); it covers the query nearly as well, or half as well when its attribute is what the question asks the value of ("a safety inspection coming up on
  * March 25" beside "a safety inspection for the preferred apartment on March 23"); and its attribute says
  * nothing the query, the anchor's attribute and the anchor's own sentence do not ("my monthly travel budget" is
  * not the "monthly book budget" asked about; "enough budget for my photography gear, I've allocated $300"
  * speaks of a budget).
  */
 const sameValueAs = (s: Stated, anchor: Stated, query: ReadonlySet<string>, asked: ReadonlyArray<string> | null): boolean => {
-  if (s.mention.kind !== anchor.mention.kind || s.mention.unit !== anchor.mention.unit) return false
+  if (s.mention.kind !== anchor.mention.kind || !sameMeasure(s.mention.unit, anchor.mention.unit)) return false
   if (!s.words.every((w) => query.has(w) || anchor.words.includes(w) || anchor.sentence.has(w))) return false
   const named = asked !== null && asked.length > 0 && asked.every((w) => s.words.includes(w))
   return s.coverage >= (named ? NAMED_COVERAGE_RATIO : COVERAGE_RATIO) * anchor.coverage
@@ -359,7 +359,14 @@ export const newerWins = <A extends Said>(
 
   // 1. Contradictions: a denial the query is about, and a candidate affirming it, come back together.
   const whether = WHETHER.test(query)
+  // The value kinds a question for a value asks ("how many"), when it is not whether something happened.
+  const asksValue = whether ? null : (EXPECTED.find(([re]) => re.test(query))?.[1] ?? null)
+  const valuesOf = (x: Said, kinds: ReadonlySet<string>) => sentencesOf(x.content).flatMap((s) => mentionsOf(s).filter((m) => kinds.has(m.kind)))
+  // Two values of one measure, of a kind asked for ("6/7" and "7/7"), not "two junior writers" beside "a 7-page guide".
+  const twoValues = (a: Said, b: Said, kinds: ReadonlySet<string>) =>
+    valuesOf(a, kinds).some((m) => valuesOf(b, kinds).some((o) => o.kind === m.kind && sameMeasure(o.unit, m.unit) && o.value !== m.value))
   const paired = new Set<A & Marks>()
+  const partner = new Map<A & Marks, A & Marks>()
   let lookedUp = false
   // The pair whose denial the query asks about most (a question whether it happened moves it first).
   let answer: { readonly pair: readonly [A & Marks, A & Marks]; readonly shared: number } | null = null
@@ -396,13 +403,20 @@ export const newerWins = <A extends Said>(
     if (j < 0) continue
     const other = out[j]!
     paired.add(denier).add(other)
+    partner.set(denier, other).set(other, denier)
     if (asked && about.shared > (answer?.shared ?? 0)) answer = { pair: i < j ? [denier, other] : [other, denier], shared: about.shared }
     Object.assign(denier, { conflictsWith: { at: other.at ?? null, ...refOf(other) } })
     Object.assign(other, { conflictsWith: { at: denier.at ?? null, ...refOf(denier) } })
-    // The lower-ranked one moves up next to the other.
+    // The lower-ranked one moves up next to the other; when they state two values of one measure, of the kind asked
+    // for ("How many … have I …?": "scored 6/7", later "scored 7/7 … but I have never completed any"), the later said
+    // comes first, as a newer value does.
     const [hi, lo] = i < j ? [i, j] : [j, i]
     const moved = out.splice(lo, 1)[0]!
     out.splice(hi + 1, 0, moved)
+    const [a, b] = [out[hi]!, out[hi + 1]!]
+    if (asksValue !== null && a.at !== undefined && b.at !== undefined && b.at > a.at && twoValues(a, b, asksValue)) {
+      ;[out[hi], out[hi + 1]] = [b, a]
+    }
   }
   if (answer !== null && whether) {
     for (const x of answer.pair) out.splice(out.indexOf(x), 1)
@@ -461,6 +475,8 @@ export const newerWins = <A extends Said>(
       const first = members[0]!
       const wantsDate = kinds !== null && kinds.has("date")
       const above = ranked.slice(0, first).findIndex((c, i) => {
+        // A statement it contradicts stays where the pair was put (the later said first when a value is asked for).
+        if (partner.get(c) === ranked[first]) return false
         // An assistant line covering no more is at best a restatement of what the user said.
         if (c.said === true && stated[i] !== null) return false
         const coverage = coverageOf(sentencesOf(c.content), terms)
