@@ -130,7 +130,7 @@ export const parseIntList = (s: string | null): Float64Array => {
  * them all at once (a scan, about 16 times cheaper a row than a look-up) costs no more than the look-ups
  * already made (the ski-rental rule), so a long-lived reader soon reads none. All the lengths are kept in a
  * typed array (4 bytes a rowid: 4 MB at 1M nodes), the few read one by one in a map: a one-shot process (a
- * prompt hook) reads some thousands, and a 4 MB array written all over costs it ~4 ms of fresh pages and a
+ * prompt hook) reads some thousands, and a 4 MB array written all over costs it fresh pages and a
  * collection it would not otherwise run. A rowid beyond `limit` is never kept (read again each time).
  */
 export class LengthCache {

@@ -3,7 +3,7 @@
 // first rowid (a rowid's occurrences never straddle two blocks; a rowid belongs to the last block whose first
 // is not above it, or to the first block), so a writer rewrites only the blocks holding the rowids it touches
 // (new rows land in the last block). A query reads a term's blocks, about a row per thousand postings, instead
-// of a row per posting from fts5vocab parsed out of a string: about 25 ms less a query at 1M nodes. Writers
+// of a row per posting from fts5vocab parsed out of a string (warm 1M p50 60 -> 41 ms CPU, bench/warmAB.mjs). Writers
 // keep the blocks in step in the same transaction as node_terms.
 import type * as SqlClient from "@effect/sql/SqlClient"
 import { Effect } from "effect"
@@ -34,13 +34,10 @@ const decode = (blob: Uint8Array): Int32Array => {
   return out
 }
 
-/** A term's postings: rowids ascending, one entry per occurrence. */
+/** A term's postings: rowids ascending, one entry per occurrence (its blocks in order, copied end to end). */
 export const readPostings = (sql: SqlClient.SqlClient, term: string) =>
   Effect.map(sql<{ docs: Uint8Array }>`SELECT docs FROM term_postings WHERE term = ${term} ORDER BY first`, (rows) => {
-    if (rows.length === 1) return decode(rows[0]!.docs)
-    let n = 0
-    for (const r of rows) n += r.docs.length >> 2
-    const out = new Int32Array(n)
+    const out = new Int32Array(rows.reduce((n, r) => n + (r.docs.length >> 2), 0))
     const bytes = new Uint8Array(out.buffer)
     let at = 0
     for (const r of rows) {

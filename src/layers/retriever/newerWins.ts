@@ -363,8 +363,10 @@ export const newerWins = <A extends Said>(
   const asksValue = whether ? null : (EXPECTED.find(([re]) => re.test(query))?.[1] ?? null)
   const valuesOf = (x: Said, kinds: ReadonlySet<string>) => sentencesOf(x.content).flatMap((s) => mentionsOf(s).filter((m) => kinds.has(m.kind)))
   // Two values of one measure, of a kind asked for ("6/7" and "7/7"), not "two junior writers" beside "a 7-page guide".
-  const twoValues = (a: Said, b: Said, kinds: ReadonlySet<string>) =>
-    valuesOf(a, kinds).some((m) => valuesOf(b, kinds).some((o) => o.kind === m.kind && sameMeasure(o.unit, m.unit) && o.value !== m.value))
+  const twoValues = (a: Said, b: Said, kinds: ReadonlySet<string>) => {
+    const others = valuesOf(b, kinds)
+    return valuesOf(a, kinds).some((m) => others.some((o) => o.kind === m.kind && sameMeasure(o.unit, m.unit) && o.value !== m.value))
+  }
   const paired = new Set<A & Marks>()
   const partner = new Map<A & Marks, A & Marks>()
   let lookedUp = false
