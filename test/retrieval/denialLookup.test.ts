@@ -121,3 +121,52 @@ describe("the lookup runs only for a denial without an opposite among the candid
     expect(out.map((c) => c.conflictsWith)).toEqual([undefined, undefined])
   })
 })
+
+describe("the lookup returns lines that affirm the denial", () => {
+  it.effect("lines that share the denied words without affirming them do not use up the lookup: the affirming one below them is found", () =>
+    Effect.gen(function* () {
+      // Each matches the denied clause better than the affirming line, none shares a word with the question, none affirms.
+      const unsure = [
+        "No NTP pool server on my server: NTP pool.org?",
+        "My server is not an NTP pool server on the NTP pool.",
+        "I will not pick an NTP pool server for my server's NTP.",
+        "I could not tell if an NTP pool or NTP server suits my server.",
+        "No NTP pool, no NTP server, no server pool.",
+        "The NTP pool server is not my server's NTP pool.",
+        "My server is no NTP pool server."
+      ]
+      yield* logAll("s0", [["user", AFFIRM, JAN], ...unsure.map((u) => ["user", u, JAN] as const)])
+      yield* logAll("s1", [
+        ["user", "My laptop clock is two minutes fast.", MAR],
+        ["user", DENIAL, MAR]
+      ])
+      const results = yield* retrieve("Have I ever synchronized the clock?")
+      expect(marked(results)).toEqual([
+        ["raw_log", DENIAL, JAN],
+        ["raw_log", AFFIRM, MAR],
+        ["raw_log", "My laptop clock is two minutes fast.", null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+})
+
+describe("a question whether it happened is told by what was said", () => {
+  const DENIED = "I'm wondering if Ronald's comfort with posed sessions will change, since he's never expressed any discomfort before."
+  const REPLY = { content: "It's a good idea to consider how Ronald's comfort with posed photography sessions may change.", at: MAR, said: false, sourceRefs: [{ sessionId: "s1", messageIndex: 3 }] }
+  const FEEDBACK = "I'm unsure how to handle Ronald's feedback on posed shots."
+
+  it("the assistant's replies come after the user's statements, each as ranked", () => {
+    const denial = said(DENIED, MAR, 2)
+    const feedback = said(FEEDBACK, JAN, 0)
+    const out = newerWins([denial, REPLY, feedback], "Has Ronald ever expressed discomfort with posed photography sessions?", false)
+    expect(out.map((c) => c.content)).toEqual([DENIED, FEEDBACK, REPLY.content])
+  })
+
+  it("a question of what the assistant did, or one that is not whether, keeps the replies where they ranked", () => {
+    const denial = said(DENIED, MAR, 2)
+    const feedback = said(FEEDBACK, JAN, 0)
+    for (const q of ["Did you suggest posed photography sessions for Ronald?", "How can I make posed photography sessions comfortable for Ronald?"]) {
+      expect(newerWins([denial, REPLY, feedback], q, false).map((c) => c.content)).toEqual([DENIED, REPLY.content, FEEDBACK])
+    }
+  })
+})

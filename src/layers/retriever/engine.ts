@@ -510,21 +510,28 @@ const ownLinesLookup = (
   search: LexicalSearch,
   candidates: ReadonlyArray<Ranked>,
   memo: RankMemo
-): OwnLinesLookup<Ranked> => (own, text) => {
+): OwnLinesLookup<Ranked> => (own, text, keep) => {
   const taken = new Set<string>()
   // An entity node names a thing and holds a reference to every mention of it: those lines are not candidates.
   for (const c of candidates) if (c.entity !== true) for (const r of c.sourceRefs) taken.add(refKey(r.sessionId, r.messageIndex))
   if (memo.denied === null || memo.denied.view !== raw || memo.denied.text !== text) {
     memo.denied = { view: raw, text, ranking: raw.lexical.ranking(text) }
   }
-  const hits = memo.denied.ranking.take(
-    DENIAL_LOOKUP_LINES,
-    (key) => !taken.has(key) && raw.docs.get(key)?.role === "user" && search.accept(key),
-    DENIAL_LOOKUP_EXAMINED
-  )
   // Not a match of the query's: no feature of its own.
   const trace: Trace | undefined = req.trace ? { semanticSim: 0, lexicalScore: 0, strength: 0, confidence: 0, statusBonus: 1, association: 0 } : undefined
-  return hits.map((h) => rawCandidate(raw.docs.get(h.key)!, own.score, trace))
+  const found = new Map<string, Ranked>()
+  memo.denied.ranking.take(
+    DENIAL_LOOKUP_LINES,
+    (key) => {
+      if (taken.has(key) || raw.docs.get(key)?.role !== "user" || !search.accept(key)) return false
+      const line = rawCandidate(raw.docs.get(key)!, own.score, trace)
+      if (keep !== undefined && !keep(line)) return false
+      found.set(key, line)
+      return true
+    },
+    DENIAL_LOOKUP_EXAMINED
+  )
+  return [...found.values()]
 }
 
 /** A raw-log line as a candidate: the user's own lines are what was said. */

@@ -46,6 +46,9 @@ const EVER = /^\s*(?:have|has|had|did|do|does|was|were)\b[^?.!]*\bever\b/i
 // denial of it and what affirms it are the answer.
 const WHETHER = new RegExp(`^\\s*(?:have|has|had|did)\\b|${EVER.source}`, "i")
 
+// A question of what the assistant did ("Did you recommend …?") is answered by its lines.
+const ASKS_ASSISTANT = /^\s*\w+\s+you\b/i
+
 // The value kinds a question asks for, when its wording says so.
 const EXPECTED: ReadonlyArray<readonly [RegExp, ReadonlySet<AttributeMention["kind"]>]> = [
   [/\bhow many\b/i, new Set(["count", "quantity", "score"])],
@@ -336,7 +339,7 @@ export const DENIAL_LOOKUP_TOP = 10
  * affirms, or a later change to a value a candidate states. At most a few of their own lines, best match first, none
  * of them a candidate (the raw log's lexical index, searched for the text; engine.ts).
  */
-export type OwnLinesLookup<A> = (own: A, text: string) => ReadonlyArray<A>
+export type OwnLinesLookup<A> = (own: A, text: string, keep?: (line: A) => boolean) => ReadonlyArray<A>
 
 /**
  * Applies newer-wins to one query's candidates (best first): the statements of the value the query asks
@@ -392,7 +395,10 @@ export const newerWins = <A extends Said>(
       // Only one side is among the candidates: what the user said elsewhere may be the other, right beside it.
       lookedUp = true
       let found: A & Marks | undefined
-      for (const x of lookup(denier, denial.text)) {
+      // Lines that share the denied words without affirming them ("how do normal lines relate to tangent lines?") use
+      // up none of the lines it returns.
+      const affirming = (x: A) => x.said === true && affirms(sentencesOf(x.content), denial) > 0
+      for (const x of lookup(denier, denial.text, affirming)) {
         if (x.said !== true) continue
         const shared = opposes(affirms(sentencesOf(x.content), denial), x, denier, whether)
         if (shared > most) [found, most] = [{ ...x }, shared]
@@ -425,6 +431,12 @@ export const newerWins = <A extends Said>(
     out.unshift(...answer.pair)
   }
   const n = Math.min(out.length, NEWER_WINS_POOL)
+  if (whether && !ASKS_ASSISTANT.test(query)) {
+    // Whether it happened is told by what was said: the replies to it, and the names of things, however close in
+    // words ("It's a good idea to consider how Ronald's comfort level …"), come after the statements, each as ranked.
+    const head = out.slice(0, n)
+    out.splice(0, n, ...head.filter((x) => x.said === true), ...head.filter((x) => x.said !== true))
+  }
   // 2. Updates: the best-ranked user statement of a value the query names sets the slot. A question whether
   // something ever happened asks for no value: the amounts beside it are of many things (proposals of $5,000 and $6,000).
   if (EVER.test(query)) return out
