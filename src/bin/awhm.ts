@@ -6,6 +6,9 @@ import { createRequire } from "node:module"
 const argv = process.argv
 const HELP = new Set(["--help", "-h", "--wizard", "--version", "--completions"])
 
+/** The commands whose runs keep a code cache of their own (every other command shares one). */
+const CLI_CACHE_KINDS = new Set(["query", "consolidate"])
+
 // Installing the hooks is an ordinary command: it may fail, with an exit code.
 const CLI_HOOK_COMMANDS = new Set(["install", "uninstall"])
 
@@ -35,7 +38,10 @@ if (argv[2] === "hook" && argv.length > 3 && !CLI_HOOK_COMMANDS.has(argv[3]!) &&
 } else {
   void import("./cachedBundle.js").then(({ loadCachedBundle }) => {
     // The CLI from dist/awhm-cli.cjs with V8's code cache (see cachedBundle.ts), or from the ES module.
-    const bundle = loadCachedBundle<{ runCli?: (argv: ReadonlyArray<string>) => void }>("awhm-cli.cjs")
+    // A cache of its own for each command scripts run again and again: `awhm query` compiles little of what
+    // `awhm consolidate` does (one cache would hold both, and each would read the other's code at every start).
+    const kind = CLI_CACHE_KINDS.has(argv[2] ?? "") ? argv[2] : "other"
+    const bundle = loadCachedBundle<{ runCli?: (argv: ReadonlyArray<string>) => void }>("awhm-cli.cjs", kind)
     const runCli = bundle?.exports.runCli
     if (bundle !== null && runCli !== undefined) {
       // At exit, so the cache also holds the functions this command compiled on the way.

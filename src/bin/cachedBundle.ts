@@ -4,6 +4,7 @@ import { createRequire, Module } from "node:module"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as v8 from "node:v8"
 import * as vm from "node:vm"
 import { lendImport } from "../runtime/hostImport.js"
 
@@ -47,6 +48,26 @@ const saveCache = (dir: string, stem: string, build: string, name: string, data:
   }
 }
 
+/**
+ * A cache holds only the functions compiled by the run that wrote it, and every later run compiles the rest
+ * again (an empty prompt's cache once left each prompt 165 ms of CPU instead of 22 starting the modules). So a
+ * run that compiled notably more than what it read from the cache (REFRESH_GROWTH of it, in bytecode: a prompt
+ * after an empty prompt's cache 0.55, one after a question's 0.13) rewrites it, with what it read and what it
+ * compiled. Reading the heap's bytecode costs ~1 ms at the start and ~3 ms at the end of a prompt hook: one run in
+ * CHECK_EVERY looks (AWHM_CODE_CACHE_CHECK=always: every run; =never: none).
+ */
+export const REFRESH_GROWTH = 1 / 4
+const CHECK_EVERY = 8
+
+const checksThisRun = (): boolean => {
+  const setting = process.env.AWHM_CODE_CACHE_CHECK
+  if (setting === "always") return true
+  if (setting === "never") return false
+  return Math.random() < 1 / CHECK_EVERY
+}
+
+const heapBytecode = (): number => v8.getHeapCodeStatistics().bytecode_and_metadata_size
+
 /** `dist/<file>` beside the bin, or null when running from sources. */
 const bundleFile = (file: string): string | null => {
   const here = path.dirname(fileURLToPath(import.meta.url))
@@ -55,7 +76,10 @@ const bundleFile = (file: string): string | null => {
 
 export interface CachedBundle<T> {
   readonly exports: T
-  /** Writes the code cache when there was none (call after the work, so it holds what ran on the way). */
+  /**
+   * Writes the code cache when there was none, or (now and then) when this run compiled notably more than the
+   * run that wrote it (call after the work, so it holds what ran on the way).
+   */
   readonly saveCache: () => void
 }
 
@@ -82,7 +106,11 @@ export const loadCachedBundle = <T>(file: string, kind?: string): CachedBundle<T
   } catch {
     cachedData = undefined
   }
+  // The bytecode before and after reading the cache: what it held (when this run looks).
+  const check = dir !== null && cachedData !== undefined && checksThisRun()
+  const before = check ? heapBytecode() : 0
   const script = new vm.Script(Module.wrap(source), { filename: bundle, ...(cachedData ? { cachedData } : {}) })
+  const read = check ? heapBytecode() : 0
   // import() fails in a script compiled from a code cache: the bundle imports the ES modules it leaves out
   // (the embedding model's @xenova/transformers) through this module's import instead.
   lendImport((specifier) => import(specifier))
@@ -91,7 +119,9 @@ export const loadCachedBundle = <T>(file: string, kind?: string): CachedBundle<T
   return {
     exports: module.exports,
     saveCache: () => {
-      if (dir !== null && (cachedData === undefined || script.cachedDataRejected === true)) saveCache(dir, stem, build, name, script.createCachedData())
+      if (dir === null) return
+      const none = cachedData === undefined || script.cachedDataRejected === true
+      if (none || (check && heapBytecode() - read > (read - before) * REFRESH_GROWTH)) saveCache(dir, stem, build, name, script.createCachedData())
     }
   }
 }

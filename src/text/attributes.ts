@@ -280,6 +280,25 @@ const HOLDER = /\b([A-Z][a-z]+)'s\s+$|\bthe\s+([a-z]+)'s\s+$/
 // speaks of it ("Good news: …" is no label: no list, no heading).
 const LABEL = /^\s*(?:[-*•]\s+(?:\*\*)?(\p{L}[\p{L}\p{N}' -]{0,30}?)(?:\*\*)?|\*\*(\p{L}[\p{L}\p{N}' -]{0,30}?)\*\*)\s*:\s/u
 
+// The loops below look at every character of every text they get: by code, not through one-character
+// strings and regular expressions (/[$€£a-z]/i and /[a-z0-9.,/]/i, which these say exactly).
+const isLetter = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90)
+const isDigit = (c: number): boolean => c >= 48 && c <= 57
+/** Where a value can start: a digit, a letter or a currency sign ($, €, £). */
+const valueStart = (c: number): boolean => isDigit(c) || isLetter(c) || c === 36 || c === 0x20ac || c === 0xa3
+/** A character a value may not follow: inside a word or a number, or after "/" ("1/2 cup"). */
+const joinsValue = (c: number): boolean => isLetter(c) || isDigit(c) || c === 46 || c === 44 || c === 47
+// A value of VALUE_PATTERNS that starts with a letter starts with one of these: a month (a date), a currency code
+// (money), "v" and a digit (a version), a number word (a quantity, a count). Most words start none, and one test
+// of this spares the patterns' eight.
+const LETTER_VALUE = new RegExp(`(?:${MONTH}|usd|cad|eur|gbp|aud|v\\d|${NUMBER_WORD})`, "iy")
+/** Whether a value of VALUE_PATTERNS may start at text[i] (its code `c`), at the start of a word. */
+const mayStartValue = (text: string, i: number, c: number): boolean => {
+  if (!isLetter(c)) return true
+  LETTER_VALUE.lastIndex = i
+  return LETTER_VALUE.test(text)
+}
+
 /** The attribute mentions of a text, in order (a value whose attribute cannot be read is left out). */
 export const attributeMentions = (text: string): Array<AttributeMention> => {
   if (!/\d/.test(text) && !ANY_NUMBER_WORD.test(text)) return []
@@ -291,10 +310,9 @@ export const attributeMentions = (text: string): Array<AttributeMention> => {
   let fromValue: string | null = null
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i)
-    const digit = c >= 48 && c <= 57
-    if (!digit && !/[$€£a-z]/i.test(text[i]!)) continue
+    if (!valueStart(c)) continue
     // A value starts a word: never inside one, nor after "/" ("1/2 cup" is no count of 2).
-    if (i > 0 && /[a-z0-9.,/]/i.test(text[i - 1]!) && !(digit && text[i - 1] === " ")) continue
+    if ((i > 0 && joinsValue(text.charCodeAt(i - 1))) || !mayStartValue(text, i, c)) continue
     for (const [kind, pattern] of VALUE_PATTERNS) {
       pattern.lastIndex = i
       const m = pattern.exec(text)
@@ -494,7 +512,9 @@ const saysNameOf = (m: AttributeMention, text: string): boolean => {
 export const valuesIn = (text: string): Set<string> => {
   const out = new Set<string>()
   for (let i = 0; i < text.length; i++) {
-    if (i > 0 && /[a-z0-9.,/]/i.test(text[i - 1]!) && text[i - 1] !== " ") continue
+    // Every pattern's match starts with a digit, a letter or a currency sign, at the start of a word.
+    const c = text.charCodeAt(i)
+    if (!valueStart(c) || (i > 0 && joinsValue(text.charCodeAt(i - 1))) || !mayStartValue(text, i, c)) continue
     for (const [kind, pattern] of VALUE_PATTERNS) {
       if (kind === "count") continue
       pattern.lastIndex = i
