@@ -20,7 +20,7 @@ import {
 import { readOrCreateSecret } from "../store/secretFile.js"
 import { parseHookArgv } from "./argv.js"
 import type { HookIO, HookRunner } from "./io.js"
-import { makeWarmRecall } from "./warmRecall.js"
+import { makeWarmRecall, PRACTICE_QUESTIONS } from "./warmRecall.js"
 import { recallConfig } from "./wiring.js"
 
 // The hook server: a background process per data dir (and build) that answers `awhm hook prompt` and
@@ -40,6 +40,11 @@ export interface HookServerOptions {
 
 /** How often the server checks that its socket and data dir are still there. */
 const CHECK_MS = 2_000
+
+/** After this long without a hook, the server practises (PRACTICE_QUESTIONS), one question at a time. */
+const PRACTICE_AFTER_MS = 3_000
+/** Questions practised per server: enough for V8 to have optimised what a prompt runs. */
+export const PRACTICE_COUNT = 3 * PRACTICE_QUESTIONS.length
 
 const SERVED_EVENTS = new Set(["prompt", "stop"])
 
@@ -148,6 +153,7 @@ export const serveHooks = async (options: HookServerOptions): Promise<"stopped" 
   const dataDirInode = inode(dataDir)
 
   let lastActivity = Date.now()
+  let practiceTimer: ReturnType<typeof setTimeout> | undefined = undefined
   let queue: Promise<unknown> = Promise.resolve()
   let pending = 0
   let stopping = false
@@ -160,6 +166,7 @@ export const serveHooks = async (options: HookServerOptions): Promise<"stopped" 
     if (stopping) return
     stopping = true
     clearInterval(timer)
+    clearTimeout(practiceTimer)
     server.close()
     // Only our own socket: a newer server may have taken the path over.
     if (inode(socketPath) === ownInode) fs.rmSync(socketPath, { force: true })
@@ -258,6 +265,32 @@ export const serveHooks = async (options: HookServerOptions): Promise<"stopped" 
   )
   queue = queue.then(() => Effect.runPromise(Effect.ignore(warmUp)))
   // A listing the warm-up left waits for the first hook's answer.
+
+  // Once no hook has come for a while, practice questions one at a time, each queued only while no hook waits:
+  // a hook that comes meanwhile waits for one question at most. Practice is no activity (the idle exit ignores it).
+  let practiced = 0
+  const practise = () => {
+    if (stopping || practiced >= PRACTICE_COUNT) return
+    const quiet = Date.now() - lastActivity
+    if (pending > 0 || quiet < PRACTICE_AFTER_MS) {
+      practiceTimer = setTimeout(practise, Math.max(PRACTICE_AFTER_MS - quiet, 50))
+      return
+    }
+    const n = practiced++
+    const done = queue.then(() => (stopping ? undefined : Effect.runPromise(Effect.ignore(recall.practice(n)))))
+    queue = done
+      .then(() => recall.listDeferred())
+      .then(() => recall.saveDeferred(serverWarn))
+      .then(() => {
+        if (practiced === PRACTICE_COUNT && options.env.AWHM_HOOK_DEBUG) serverWarn(`awhm hook serve: practised ${PRACTICE_COUNT} questions`)
+      })
+    void queue.then(() => {
+      if (!stopping) practiceTimer = setTimeout(practise, 0)
+    })
+  }
+  void queue.then(() => {
+    if (!stopping) practiceTimer = setTimeout(practise, 0)
+  })
 
   await done
   return "stopped"

@@ -6,12 +6,29 @@ import { makeRetrieverLayer } from "../layers/RetrieverLive.js"
 import { dataPaths } from "../store/paths.js"
 import { RetrieverState } from "../layers/retriever/service.js"
 import { Embedder } from "../services/Embedder.js"
-import type { GraphStore } from "../services/GraphStore.js"
+import { GraphStore } from "../services/GraphStore.js"
 import { Retriever } from "../services/Retriever.js"
 import type { HookServices, WarmRetriever } from "./services.js"
 
+/**
+ * Questions of the kinds prompts ask (when, where, who, how many, a named period, a summary, a statement), put
+ * to the warm stores while the server is idle: a new server's first prompts run code V8 has not optimised yet,
+ * at about twice the CPU of the same prompts after some dozens.
+ */
+export const PRACTICE_QUESTIONS: ReadonlyArray<string> = [
+  "When did we last change the deployment settings?",
+  "Where did I say the staging database runs?",
+  "How many tests failed in the build last week?",
+  "What did we decide about the API in March 2024?",
+  "Who reviewed the pull request on 3 May, 2024?",
+  "Summarize what we discussed about the release.",
+  "Which library do I prefer for testing, and why?",
+  "I moved the config file to the shared folder yesterday."
+]
+
 interface Warm {
-  /** The configuration it was opened with (JSON). */
+  /** The configuration it was opened with, and as JSON. */
+  readonly config: AwhmConfigShape
   readonly key: string
   /** Device and inode of the SQLite file it opened: a file put in its place (a restore) means reopening. */
   readonly fileId: string | null
@@ -60,6 +77,7 @@ export const makeWarmRecall = () => {
       state.deferSaves = true
       state.deferListing = true
       const opened: Warm = {
+        config,
         key,
         fileId: file === null ? null : fileId(file),
         scope,
@@ -99,6 +117,27 @@ export const makeWarmRecall = () => {
       )
     })
 
+  /**
+   * Asks one practice question (PRACTICE_QUESTIONS, the n-th, round and round) of the open stores, with the
+   * configuration the last hook used, as a prompt's recall would, but as a look, not a use: nothing is logged
+   * and nothing returned is reinforced. What it leaves is what any query leaves (the indexes followed to the
+   * stores, a save left to saveDeferred). With no stores open it does nothing (it never opens them).
+   */
+  const practice = (n: number) =>
+    Effect.gen(function* () {
+      if (warm === null) return
+      const { config } = warm
+      const w = yield* current(config)
+      const store = Context.get(w.context, GraphStore)
+      const lookOnly = Context.add(w.context, GraphStore, GraphStore.of({ ...store, reinforce: () => Effect.void }))
+      const layer = makeRetrieverLayer({ state: w.state, warn: () => {} }).pipe(Layer.provide(Layer.succeedContext(lookOnly)))
+      const question = PRACTICE_QUESTIONS[n % PRACTICE_QUESTIONS.length]!
+      yield* Effect.flatMap(Retriever, (r) => r.retrieve(question, { k: 10, lexicalOnly: true })).pipe(
+        Effect.provide(layer),
+        Effect.provide(Layer.mergeAll(rawLogLayer(config), sessionBufferLayer(config), configLayer(config)))
+      )
+    })
+
   /** Writes what the last hook left to save (the server calls it once that hook's answer is out). */
   const saveDeferred = (warn: (line: string) => void) => {
     warm?.state.saveDeferred(warn)
@@ -108,5 +147,5 @@ export const makeWarmRecall = () => {
   const listDeferred = (): Promise<void> =>
     warm === null ? Promise.resolve() : Effect.runPromise(Effect.catchAllCause(warm.state.listDeferred(), () => Effect.void))
 
-  return { services, warmUp, release, context, listDeferred, saveDeferred }
+  return { services, warmUp, practice, release, context, listDeferred, saveDeferred }
 }

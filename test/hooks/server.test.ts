@@ -2,6 +2,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "@effect/vitest"
+import { PRACTICE_COUNT } from "../../src/hooks/server.js"
 import { askHookServer, hookSocketDir } from "../../src/store/hookSocket.js"
 import { dataPaths } from "../../src/store/paths.js"
 import { BIN, makeTempDir, ROOT, runAwhm } from "../support/cli.js"
@@ -76,6 +77,26 @@ describe("awhm hook serve", () => {
     const stopped = await runAwhm(["hook", "shutdown"], { dataDir: dir })
     expect(stopped).toEqual({ code: 0, stdout: "", stderr: "awhm: stopped 1 hook server\n" })
     await waitFor("the socket to go", () => hookSockets(dir).length === 0)
+  })
+
+  it("an idle server practises questions as a look, not a use: nothing is logged or reinforced, and it answers as before", async () => {
+    const dir = tempDir()
+    await remember(dir, "s1", FACT)
+    const nodes = async () => (await runAwhm(["nodes", "--json"], { dataDir: dir })).stdout
+    const before = await nodes()
+    const logs = fs.readdirSync(dataPaths(dir).logs).sort()
+    const server = await serverFor(dir, { env: { AWHM_HOOK_DEBUG: "1" } })
+    // One of the practice questions ("Where did I say the staging database runs?") finds the fact.
+    await waitFor("the practice", () => server.stderr().includes(`awhm hook serve: practised ${PRACTICE_COUNT} questions\n`))
+    const answered = await prompt(dir, "Which database does staging use?")
+    expect(answered).toEqual({ code: 0, stdout: expect.any(String), stderr: SERVED })
+    expect(context(answered.stdout)).toBe(`${HEADER}\n- ${FACT}`)
+    expect(await server.stop()).toBe(0)
+    expect(server.stderr()).toBe(`awhm hook serve: practised ${PRACTICE_COUNT} questions\n`)
+    // Only the prompt was logged (its own session), and only what it returned was reinforced.
+    expect(fs.readdirSync(dataPaths(dir).logs).sort()).toEqual([...logs, "claude-s-live.jsonl"].sort())
+    const counts = (text: string) => (JSON.parse(text) as { nodes: Array<{ accessCount: number }> }).nodes.map((n) => n.accessCount)
+    expect(counts(await nodes())).toEqual(counts(before).map((c) => c + 1))
   })
 
   it("a hard delete stops the warm server first, and what it deleted is never recalled", async () => {
