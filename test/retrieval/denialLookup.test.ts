@@ -17,6 +17,11 @@ const marked = (results: ReadonlyArray<Parameters<typeof memoryLine>[0]>) =>
 const DENIAL = "I've never synchronized the clock on my server with an NTP pool."
 // Shares no word with the question: never a candidate of its own.
 const AFFIRM = "My server now pulls its time from the NTP pool at pool.ntp.org."
+// The session that denies it (in March), after a line on the clock: the denial ranks first for the question.
+const logDenial = logAll("s1", [
+  ["user", "My laptop clock is two minutes fast.", MAR],
+  ["user", DENIAL, MAR]
+])
 
 describe("a denial among the candidates pulls in what affirms it from the raw log", () => {
   it.effect("the affirming line comes right beside the denial, both flagged with the other", () =>
@@ -25,10 +30,7 @@ describe("a denial among the candidates pulls in what affirms it from the raw lo
         ["user", AFFIRM, JAN],
         ["user", "The weekly backup finished without errors.", JAN]
       ])
-      yield* logAll("s1", [
-        ["user", "My laptop clock is two minutes fast.", MAR],
-        ["user", DENIAL, MAR]
-      ])
+      yield* logDenial
       const results = yield* retrieve("Have I ever synchronized the clock?")
       expect(marked(results)).toEqual([
         ["raw_log", DENIAL, JAN],
@@ -46,10 +48,7 @@ describe("a denial among the candidates pulls in what affirms it from the raw lo
   it.effect("a line sharing one word with the denial does not affirm it: nothing is pulled in, nothing flagged", () =>
     Effect.gen(function* () {
       yield* logAll("s0", [["user", "The NTP acronym came up in my networking class.", JAN]])
-      yield* logAll("s1", [
-        ["user", "My laptop clock is two minutes fast.", MAR],
-        ["user", DENIAL, MAR]
-      ])
+      yield* logDenial
       const results = yield* retrieve("Have I ever synchronized the clock?")
       expect(marked(results)).toEqual([
         ["raw_log", DENIAL, null],
@@ -136,10 +135,7 @@ describe("the lookup returns lines that affirm the denial", () => {
         "My server is no NTP pool server."
       ]
       yield* logAll("s0", [["user", AFFIRM, JAN], ...unsure.map((u) => ["user", u, JAN] as const)])
-      yield* logAll("s1", [
-        ["user", "My laptop clock is two minutes fast.", MAR],
-        ["user", DENIAL, MAR]
-      ])
+      yield* logDenial
       const results = yield* retrieve("Have I ever synchronized the clock?")
       expect(marked(results)).toEqual([
         ["raw_log", DENIAL, JAN],
