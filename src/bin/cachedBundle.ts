@@ -50,10 +50,9 @@ const saveCache = (dir: string, stem: string, build: string, name: string, data:
 
 /**
  * A cache holds only the functions compiled by the run that wrote it, and every later run compiles the rest
- * again (an empty prompt's cache once left each prompt 165 ms of CPU instead of 22 starting the modules). So a
- * run that compiled notably more than what it read from the cache (REFRESH_GROWTH of it, in bytecode: a prompt
- * after an empty prompt's cache 0.55, one after a question's 0.13) rewrites it, with what it read and what it
- * compiled. Reading the heap's bytecode costs ~1 ms at the start and ~3 ms at the end of a prompt hook: one run in
+ * again (a cache written by an empty prompt leaves every question's prompt compiling most of its code). So a
+ * run that compiled notably more than what it read from the cache (REFRESH_GROWTH of it, in bytecode) rewrites
+ * it, with what it read and what it compiled. Reading the heap's code statistics is not free: one run in
  * CHECK_EVERY looks (AWHM_CODE_CACHE_CHECK=always: every run; =never: none).
  */
 export const REFRESH_GROWTH = 1 / 4

@@ -22,6 +22,12 @@ const logDenial = logAll("s1", [
   ["user", "My laptop clock is two minutes fast.", MAR],
   ["user", DENIAL, MAR]
 ])
+// The question's results once the affirming line is pulled in: the pair, each flagged with the other's time, then the clock line.
+const PAIRED = [
+  ["raw_log", DENIAL, JAN],
+  ["raw_log", AFFIRM, MAR],
+  ["raw_log", "My laptop clock is two minutes fast.", null]
+]
 
 describe("a denial among the candidates pulls in what affirms it from the raw log", () => {
   it.effect("the affirming line comes right beside the denial, both flagged with the other", () =>
@@ -32,11 +38,7 @@ describe("a denial among the candidates pulls in what affirms it from the raw lo
       ])
       yield* logDenial
       const results = yield* retrieve("Have I ever synchronized the clock?")
-      expect(marked(results)).toEqual([
-        ["raw_log", DENIAL, JAN],
-        ["raw_log", AFFIRM, MAR],
-        ["raw_log", "My laptop clock is two minutes fast.", null]
-      ])
+      expect(marked(results)).toEqual(PAIRED)
       expect(results[0]!.conflictsWith).toEqual({ at: JAN, sourceRefs: [ref("s0", 0)] })
       expect(results[1]!.conflictsWith).toEqual({ at: MAR, sourceRefs: [ref("s1", 1)] })
       // It comes back on the denial's account, at its score.
@@ -137,11 +139,7 @@ describe("the lookup returns lines that affirm the denial", () => {
       yield* logAll("s0", [["user", AFFIRM, JAN], ...unsure.map((u) => ["user", u, JAN] as const)])
       yield* logDenial
       const results = yield* retrieve("Have I ever synchronized the clock?")
-      expect(marked(results)).toEqual([
-        ["raw_log", DENIAL, JAN],
-        ["raw_log", AFFIRM, MAR],
-        ["raw_log", "My laptop clock is two minutes fast.", null]
-      ])
+      expect(marked(results)).toEqual(PAIRED)
     }).pipe(Effect.provide(world()))
   )
 })
