@@ -7,7 +7,8 @@ import { dataPaths } from "../store/paths.js"
 import { RetrieverState } from "../layers/retriever/service.js"
 import { Embedder } from "../services/Embedder.js"
 import { GraphStore } from "../services/GraphStore.js"
-import { Retriever } from "../services/Retriever.js"
+import { Retriever, type RetrieverShape } from "../services/Retriever.js"
+import { SessionBuffer, type SessionBufferShape } from "../services/SessionBuffer.js"
 import type { HookServices, WarmRetriever } from "./services.js"
 
 /**
@@ -35,6 +36,38 @@ interface Warm {
   readonly scope: Scope.CloseableScope
   readonly context: Context.Context<GraphStore | Embedder>
   readonly state: RetrieverState
+  /** The retriever over these stores, built by the first hook that asks and kept until they close. */
+  served: ServedRetriever | null
+}
+
+/**
+ * One retriever for every hook while the stores stay open: building it per hook (its layers, its raw-log reader)
+ * cost a few ms of each prompt. What belongs to one hook, its session buffer (whose scope flushes its WAL when
+ * the hook ends) and where its warnings go, is the hook's, set before each use.
+ */
+interface ServedRetriever {
+  readonly retriever: RetrieverShape
+  buffer: SessionBufferShape | null
+  warn: (line: string) => void
+}
+
+/** A session buffer that is whichever one the hook being answered opened. */
+const forwardingBuffer = (served: () => ServedRetriever): SessionBufferShape => {
+  const buffer = () => {
+    const b = served().buffer
+    if (b === null) throw new Error("the served retriever ran outside a hook")
+    return b
+  }
+  return {
+    observe: (entry) => Effect.suspend(() => buffer().observe(entry)),
+    entries: (sessionId) => Effect.suspend(() => buffer().entries(sessionId)),
+    search: (sessionId, query, options) => Effect.suspend(() => buffer().search(sessionId, query, options)),
+    removeWhere: (sessionId, predicate) => Effect.suspend(() => buffer().removeWhere(sessionId, predicate)),
+    replace: (sessionId, entries) => Effect.suspend(() => buffer().replace(sessionId, entries)),
+    flush: (force) => Effect.suspend(() => buffer().flush(force)),
+    clear: (sessionId) => Effect.suspend(() => buffer().clear(sessionId)),
+    sessionsWithWal: Effect.suspend(() => buffer().sessionsWithWal)
+  }
 }
 
 const fileId = (file: string): string | null => {
@@ -82,7 +115,8 @@ export const makeWarmRecall = () => {
         fileId: file === null ? null : fileId(file),
         scope,
         context,
-        state
+        state,
+        served: null
       }
       return opened
     })
@@ -100,9 +134,40 @@ export const makeWarmRecall = () => {
   /** The long-lived graph store and embedder themselves (for programs beside retrieval). */
   const context = (config: AwhmConfigShape) => Effect.map(current(config), (w) => w.context)
 
+  /** The open stores' retriever, built in their scope the first time (with their configuration: the hook's, as the key says). */
+  const served = (w: Warm) =>
+    Effect.gen(function* () {
+      if (w.served !== null) return w.served
+      let made: ServedRetriever | null = null
+      const self = () => made!
+      const layer = makeRetrieverLayer({ state: w.state, warn: (line) => self().warn(line) }).pipe(
+        Layer.provide(
+          Layer.mergeAll(
+            Layer.succeedContext(w.context),
+            Layer.succeed(SessionBuffer, SessionBuffer.of(forwardingBuffer(self))),
+            rawLogLayer(w.config),
+            configLayer(w.config)
+          )
+        )
+      )
+      const context = yield* Layer.buildWithScope(layer, w.scope)
+      made = { retriever: Context.get(context, Retriever), buffer: null, warn: () => {} }
+      w.served = made
+      return made
+    })
+
   const retriever = (config: AwhmConfigShape, warn: (line: string) => void) =>
-    Effect.map(current(config), (w): WarmRetriever =>
-      makeRetrieverLayer({ state: w.state, warn }).pipe(Layer.provide(Layer.succeedContext(w.context)))
+    Effect.flatMap(current(config), (w) =>
+      Effect.map(served(w), (s): WarmRetriever =>
+        Layer.effect(
+          Retriever,
+          Effect.map(SessionBuffer, (buffer) => {
+            s.buffer = buffer
+            s.warn = warn
+            return s.retriever
+          })
+        )
+      )
     )
 
   const services: HookServices = { retriever }
