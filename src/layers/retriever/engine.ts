@@ -60,6 +60,12 @@ export interface RawTuning {
    * asks an assistant is what they are about.
    */
   readonly questionShare: number
+  /**
+   * Share of a line's score when the question asks about one named person's things (not in the first person) and
+   * that person's line says nothing of their own (no "I", "my", "we"…): "Wow, Caroline, that painting is awesome!"
+   * reacts to what the other person did; "Here's a photo of my horse painting" answers "What has Melanie painted?".
+   */
+  readonly reactionShare: number
 }
 
 /** How graph memories are ranked beyond the reference's blend (defaults below; overridable for measurements). */
@@ -174,7 +180,8 @@ export const DEFAULT_RAW_TUNING: RawTuning = {
   timeWeight: 0.3,
   nameWeight: 0.3,
   otherAuthorShare: 0.85,
-  questionShare: 0.8
+  questionShare: 0.8,
+  reactionShare: 0.9
 }
 
 /** A question about the asker's own things. */
@@ -642,6 +649,10 @@ const rankRawLog = (
     namedAuthors === 1 && doc.author !== null && !authorNamed(doc.author) ? tuning.otherAuthorShare : 1
   // A person's line that only asks says nothing; its answer, which borrows from it, does.
   const questionShare = (doc: RawDoc) => (tuning.questionShare < 1 && doc.author !== null && onlyAsks(doc.content) ? tuning.questionShare : 1)
+  // A named person's line that says nothing of their own reacts to the other's things.
+  const aboutThem = namedAuthors === 1 && tuning.reactionShare < 1 && !FIRST_PERSON.test(req.query)
+  const reactionShare = (doc: RawDoc) =>
+    aboutThem && doc.author !== null && authorNamed(doc.author) && !FIRST_PERSON.test(withoutNote(doc.content)) ? tuning.reactionShare : 1
   const hasQueryWord = (key: string | null) => key !== null && candidates.has(key) && score(key).lex > 0
   const scored: Array<{ doc: RawDoc; total: number; s: { lex: number; sim: number }; context: number }> = []
   let top = 0
@@ -664,7 +675,8 @@ const rankRawLog = (
       (s.h + context + (inPeriod?.(key) === true ? tuning.periodWeight : 0) + (when && saysWhen(doc.content) ? tuning.timeWeight : 0) +
         (namesAsked(doc) ? tuning.nameWeight : 0)) *
       otherShare(doc) *
-      questionShare(doc)
+      questionShare(doc) *
+      reactionShare(doc)
     if (total > top) top = total
     scored.push({ doc, total, s, context })
   }
