@@ -16,6 +16,7 @@ import { isSummaryRequest } from "../../text/summaryRequest.js"
 import { asksName, namesOne } from "../../text/namesAsked.js"
 import { asksWhen, saysWhen } from "../../text/timeReference.js"
 import { words } from "../../text/tokenize.js"
+import { analyze } from "../../search/IndexAnalyzer.js"
 import { validAt } from "../../domain/time.js"
 import { type OwnLinesLookup, NEWER_WINS_POOL, newerWins } from "./newerWins.js"
 
@@ -74,9 +75,15 @@ export interface GraphTuning {
   readonly gatePriors: boolean
   /** Entity nodes as results: this share of their blend (1: the reference). */
   readonly entityFactor: number
+  /**
+   * A memory that shares no word with the question but the name of a person who said the candidates (metadata.speaker)
+   * is no lexical match: "Melanie: Here's one I did last week." says nothing about "Where has Melanie camped?" (short,
+   * it would otherwise match the name as well as a whole answer does). False: the index's score, name or not.
+   */
+  readonly nameOnlyNoMatch: boolean
 }
 
-export const DEFAULT_GRAPH_TUNING: GraphTuning = { gatePriors: true, entityFactor: 0.5 }
+export const DEFAULT_GRAPH_TUNING: GraphTuning = { gatePriors: true, entityFactor: 0.5, nameOnlyNoMatch: true }
 
 export interface RankSettings extends BlendWeights {
   readonly raw: RawTuning
@@ -231,7 +238,7 @@ export const rankQuery = (req: RankRequest, settings: RankSettings, sources: Ran
   const graph =
     sources.graph === null || graphSearch === null
       ? { ranked: [], nodes: new Map<string, { node: MemoryNode; strength: Strength }>() }
-      : rankGraph(req, settings, ctx, sources.graph, graphSearch, bestLexical)
+      : rankGraph(req, settings, ctx, sources.graph, graphSearch, bestLexical, settings.graph.nameOnlyNoMatch && sources.raw !== null && rawSearch !== null ? speakerTerms(req.query, sources.raw, rawSearch) : null)
   items.push(...graph.ranked, ...raw)
   // Newer wins among the best candidates, then the cut: a newer statement ranked below k can take the place of an older one.
   const merged = mergeRanked(items, Math.max(req.k, NEWER_WINS_POOL))
@@ -299,15 +306,28 @@ const rankGraph = (
   ctx: EligibilityContext,
   view: GraphCandidates,
   search: LexicalSearch,
-  best: number
+  best: number,
+  names: ReadonlySet<string> | null
 ) => {
   const nodes = view.nodes
   const eligible = search.accept
   const lexHits = search.hits
   const lexical = new Map<string, number>()
   const anchors = new Set<string>()
+  const queryTerms = names === null || names.size === 0 ? null : new Set(analyze(req.query))
+  const nameOnly = (id: string): boolean => {
+    const node = nodes.get(id)
+    if (queryTerms === null || node === undefined) return false
+    let shared = false
+    for (const t of analyze(node.content)) {
+      if (!queryTerms.has(t)) continue
+      if (!names!.has(t)) return false
+      shared = true
+    }
+    return shared
+  }
   for (const h of lexHits) {
-    const rel = best > 0 ? h.score / best : 0
+    const rel = best > 0 && !nameOnly(h.key) ? h.score / best : 0
     lexical.set(h.key, rel)
     if (rel >= settings.bm25AnchorRatio) anchors.add(h.key)
   }
@@ -377,6 +397,20 @@ const rankGraph = (
     ...(req.trace ? { trace } : {})
   }))
   return { ranked, nodes: new Map(top.map((s) => [s.node.id, { node: s.node, strength: s.strength }])) }
+}
+
+/** The index terms of the names of the people (metadata.speaker) who said the raw log's lexical hits, as the query names them. */
+const speakerTerms = (query: string, raw: RawLogView, search: LexicalSearch): Set<string> => {
+  const queryTerms = new Set(analyze(query))
+  const out = new Set<string>()
+  const seen = new Set<string>()
+  for (const h of search.hits) {
+    const author = raw.docs.get(h.key)?.author
+    if (author === null || author === undefined || seen.has(author)) continue
+    seen.add(author)
+    for (const t of analyze(author)) if (queryTerms.has(t)) out.add(t)
+  }
+  return out
 }
 
 // A graph memory whose every source message is excluded would only echo those messages back.
