@@ -5,11 +5,13 @@ import { RawLog } from "../../src/services/RawLog.js"
 import { Retriever } from "../../src/services/Retriever.js"
 import { world } from "./support.js"
 
-// Two rules of the raw log's ranking for conversations between people (metadata.speaker):
+// Three rules of the raw log's ranking for conversations between people (metadata.speaker):
 // - a question that names one of the people who said the candidates is answered by that person's lines: another
 //   person's lines count for otherAuthorShare of their score ("Where has Melanie camped?");
 // - a line that only asks says nothing: it counts for questionShare of its score, while the answer after it still
-//   borrows from it.
+//   borrows from it;
+// - a line of the named person that says nothing of their own (no "I", "my", "we"…) reacts to the other's things: it
+//   counts for reactionShare of its score.
 
 /** Logs [speaker, text] lines of people to a session. */
 const say = (sessionId: string, lines: ReadonlyArray<readonly [string, string]>) =>
@@ -85,4 +87,26 @@ describe("a line that only asks", () => {
     expect(onlyAsks("I made a bowl last week. Have you tried it?")).toBe(false)
     expect(onlyAsks("I made a bowl last week.")).toBe(false)
   })
+})
+
+const PAINTING = Effect.gen(function* () {
+  yield* say("s1", [["Caroline", "Look at my sunset!"], ["Melanie", "Wow, Caroline, that painting is awesome!"]])
+  yield* say("s2", [["Caroline", "How was your weekend?"], ["Melanie", "Here is a photo of my horse painting from last week."]])
+})
+
+describe("a named person's line that says nothing of their own", () => {
+  it.effect("ranks below that person's line about their own things", () =>
+    Effect.map(top("What painting has Melanie done?", PAINTING), (lines) =>
+      expect(lines.slice(0, 2)).toEqual(["Here is a photo of my horse painting from last week.", "Wow, Caroline, that painting is awesome!"])
+    ))
+
+  it.effect("without the rule, comes first", () =>
+    Effect.map(top("What painting has Melanie done?", PAINTING, { reactionShare: 1 }), (lines) =>
+      expect(lines.slice(0, 2)).toEqual(["Wow, Caroline, that painting is awesome!", "Here is a photo of my horse painting from last week."])
+    ))
+
+  it.effect("counts in full when the question is in the first person", () =>
+    Effect.map(top("What painting did I see from Melanie?", PAINTING), (lines) =>
+      expect(lines.slice(0, 2)).toEqual(["Wow, Caroline, that painting is awesome!", "Here is a photo of my horse painting from last week."])
+    ))
 })

@@ -7,7 +7,7 @@ import { makeGraphStoreMemory } from "../../src/layers/GraphStoreMemory.js"
 import { RawLogLive } from "../../src/layers/RawLogLive.js"
 import { RawLogMemory } from "../../src/layers/RawLogMemory.js"
 import { makeRetrieverLayer } from "../../src/layers/RetrieverLive.js"
-import type { RawTuning } from "../../src/layers/retriever/engine.js"
+import type { GraphTuning, RawTuning } from "../../src/layers/retriever/engine.js"
 import type { RetrieverState } from "../../src/layers/retriever/service.js"
 import { SessionBufferMemory } from "../../src/layers/SessionBufferMemory.js"
 import { Embedder, EmbedderError } from "../../src/services/Embedder.js"
@@ -71,6 +71,8 @@ export interface WorldOptions {
   readonly warn?: (line: string) => void
   /** Raw-log scoring other than the defaults (to show what a rule changes). */
   readonly rawTuning?: Partial<RawTuning>
+  /** Graph ranking other than the defaults (to show what a rule changes). */
+  readonly graphTuning?: Partial<GraphTuning>
 }
 
 /** Retriever over in-memory stores, the mock embedder and default configuration. */
@@ -85,7 +87,8 @@ export const world = (options: WorldOptions = {}) => {
   return makeRetrieverLayer({
     persist: false,
     warn: options.warn ?? (() => {}),
-    ...(options.rawTuning === undefined ? {} : { rawTuning: options.rawTuning })
+    ...(options.rawTuning === undefined ? {} : { rawTuning: options.rawTuning }),
+    ...(options.graphTuning === undefined ? {} : { graphTuning: options.graphTuning })
   }).pipe(Layer.provideMerge(stores))
 }
 

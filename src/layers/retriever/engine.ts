@@ -16,6 +16,7 @@ import { isSummaryRequest } from "../../text/summaryRequest.js"
 import { asksName, namesOne } from "../../text/namesAsked.js"
 import { asksWhen, saysWhen } from "../../text/timeReference.js"
 import { words } from "../../text/tokenize.js"
+import { analyze } from "../../search/IndexAnalyzer.js"
 import { validAt } from "../../domain/time.js"
 import { type OwnLinesLookup, NEWER_WINS_POOL, newerWins } from "./newerWins.js"
 
@@ -60,6 +61,12 @@ export interface RawTuning {
    * asks an assistant is what they are about.
    */
   readonly questionShare: number
+  /**
+   * Share of a line's score when the question asks about one named person's things (not in the first person) and
+   * that person's line says nothing of their own (no "I", "my", "we"…): "Wow, Caroline, that painting is awesome!"
+   * reacts to what the other person did; "Here's a photo of my horse painting" answers "What has Melanie painted?".
+   */
+  readonly reactionShare: number
 }
 
 /** How graph memories are ranked beyond the reference's blend (defaults below; overridable for measurements). */
@@ -68,9 +75,15 @@ export interface GraphTuning {
   readonly gatePriors: boolean
   /** Entity nodes as results: this share of their blend (1: the reference). */
   readonly entityFactor: number
+  /**
+   * A memory that shares no word with the question but the name of a person who said the candidates (metadata.speaker)
+   * is no lexical match: "Melanie: Here's one I did last week." says nothing about "Where has Melanie camped?" (short,
+   * it would otherwise match the name as well as a whole answer does). False: the index's score, name or not.
+   */
+  readonly nameOnlyNoMatch: boolean
 }
 
-export const DEFAULT_GRAPH_TUNING: GraphTuning = { gatePriors: true, entityFactor: 0.5 }
+export const DEFAULT_GRAPH_TUNING: GraphTuning = { gatePriors: true, entityFactor: 0.5, nameOnlyNoMatch: true }
 
 export interface RankSettings extends BlendWeights {
   readonly raw: RawTuning
@@ -174,7 +187,8 @@ export const DEFAULT_RAW_TUNING: RawTuning = {
   timeWeight: 0.3,
   nameWeight: 0.3,
   otherAuthorShare: 0.85,
-  questionShare: 0.8
+  questionShare: 0.8,
+  reactionShare: 0.9
 }
 
 /** A question about the asker's own things. */
@@ -224,7 +238,7 @@ export const rankQuery = (req: RankRequest, settings: RankSettings, sources: Ran
   const graph =
     sources.graph === null || graphSearch === null
       ? { ranked: [], nodes: new Map<string, { node: MemoryNode; strength: Strength }>() }
-      : rankGraph(req, settings, ctx, sources.graph, graphSearch, bestLexical)
+      : rankGraph(req, settings, ctx, sources.graph, graphSearch, bestLexical, settings.graph.nameOnlyNoMatch && sources.raw !== null && rawSearch !== null ? speakerTerms(req.query, sources.raw, rawSearch) : null)
   items.push(...graph.ranked, ...raw)
   // Newer wins among the best candidates, then the cut: a newer statement ranked below k can take the place of an older one.
   const merged = mergeRanked(items, Math.max(req.k, NEWER_WINS_POOL))
@@ -292,15 +306,28 @@ const rankGraph = (
   ctx: EligibilityContext,
   view: GraphCandidates,
   search: LexicalSearch,
-  best: number
+  best: number,
+  names: ReadonlySet<string> | null
 ) => {
   const nodes = view.nodes
   const eligible = search.accept
   const lexHits = search.hits
   const lexical = new Map<string, number>()
   const anchors = new Set<string>()
+  const queryTerms = names === null || names.size === 0 ? null : new Set(analyze(req.query))
+  const nameOnly = (id: string): boolean => {
+    const node = nodes.get(id)
+    if (queryTerms === null || node === undefined) return false
+    let shared = false
+    for (const t of analyze(node.content)) {
+      if (!queryTerms.has(t)) continue
+      if (!names!.has(t)) return false
+      shared = true
+    }
+    return shared
+  }
   for (const h of lexHits) {
-    const rel = best > 0 ? h.score / best : 0
+    const rel = best > 0 && !nameOnly(h.key) ? h.score / best : 0
     lexical.set(h.key, rel)
     if (rel >= settings.bm25AnchorRatio) anchors.add(h.key)
   }
@@ -370,6 +397,20 @@ const rankGraph = (
     ...(req.trace ? { trace } : {})
   }))
   return { ranked, nodes: new Map(top.map((s) => [s.node.id, { node: s.node, strength: s.strength }])) }
+}
+
+/** The index terms of the names of the people (metadata.speaker) who said the raw log's lexical hits, as the query names them. */
+const speakerTerms = (query: string, raw: RawLogView, search: LexicalSearch): Set<string> => {
+  const queryTerms = new Set(analyze(query))
+  const out = new Set<string>()
+  const seen = new Set<string>()
+  for (const h of search.hits) {
+    const author = raw.docs.get(h.key)?.author
+    if (author === null || author === undefined || seen.has(author)) continue
+    seen.add(author)
+    for (const t of analyze(author)) if (queryTerms.has(t)) out.add(t)
+  }
+  return out
 }
 
 // A graph memory whose every source message is excluded would only echo those messages back.
@@ -642,6 +683,10 @@ const rankRawLog = (
     namedAuthors === 1 && doc.author !== null && !authorNamed(doc.author) ? tuning.otherAuthorShare : 1
   // A person's line that only asks says nothing; its answer, which borrows from it, does.
   const questionShare = (doc: RawDoc) => (tuning.questionShare < 1 && doc.author !== null && onlyAsks(doc.content) ? tuning.questionShare : 1)
+  // A named person's line that says nothing of their own reacts to the other's things.
+  const aboutThem = namedAuthors === 1 && tuning.reactionShare < 1 && !FIRST_PERSON.test(req.query)
+  const reactionShare = (doc: RawDoc) =>
+    aboutThem && doc.author !== null && authorNamed(doc.author) && !FIRST_PERSON.test(withoutNote(doc.content)) ? tuning.reactionShare : 1
   const hasQueryWord = (key: string | null) => key !== null && candidates.has(key) && score(key).lex > 0
   const scored: Array<{ doc: RawDoc; total: number; s: { lex: number; sim: number }; context: number }> = []
   let top = 0
@@ -664,7 +709,8 @@ const rankRawLog = (
       (s.h + context + (inPeriod?.(key) === true ? tuning.periodWeight : 0) + (when && saysWhen(doc.content) ? tuning.timeWeight : 0) +
         (namesAsked(doc) ? tuning.nameWeight : 0)) *
       otherShare(doc) *
-      questionShare(doc)
+      questionShare(doc) *
+      reactionShare(doc)
     if (total > top) top = total
     scored.push({ doc, total, s, context })
   }
