@@ -216,6 +216,26 @@ describe("a saved index that is current but for a few logs is not rewritten (at 
       })
     })
   )
+  it.scoped("a listing that read more than 256 sessions again saves the index instead of naming them all", () =>
+    Effect.gen(function* () {
+      const dir = yield* scopedTempDir("awhm-touched-")
+      aheadOfFiles()
+      fs.mkdirSync(path.join(dir, "logs"), { recursive: true })
+      const sids = Array.from({ length: 300 }, (_, i) => `t${i}`)
+      for (const sid of sids) fs.writeFileSync(path.join(dir, "logs", `${sid}.jsonl`), line(sid, 0, `ticket ${sid} is about the printer`))
+      const calls: Array<string> = []
+      const run = (query: string) => ask(processLayer(dir, calls), calls, query)
+      expect((yield* run("ticket t7")).calls.length).toBe(301) // list, then read each of 300 logs
+      const saved = fileIdentity(dir)
+      // Every log's time changed, its text not (copied by a tool that does not keep times): all read again at the next listing.
+      const touched = new Date(Date.now() - 30_000)
+      for (const sid of sids) fs.utimesSync(path.join(dir, "logs", `${sid}.jsonl`), touched, touched)
+      vi.setSystemTime(Date.now() + FULL_LISTING_MS + 1000)
+      expect((yield* run("ticket t7")).calls.length).toBe(301)
+      expect(fileIdentity(dir)).not.toBe(saved)
+      expect(yield* run("ticket t7")).toEqual({ answer: ["ticket t7 is about the printer"], calls: [] })
+    })
+  )
 })
 
 // rawlog.bin as version 3 wrote it: the sessions as [id, mtimeMs, readAt, count] rows in the metadata's JSON.
