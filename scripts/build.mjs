@@ -7,6 +7,7 @@ import * as path from "node:path"
 import { build } from "esbuild"
 import { asciiFile } from "./asciiBundle.mjs"
 import { nodeBundle } from "./bundleOptions.mjs"
+import { sharedBuiltins } from "./sharedBuiltins.mjs"
 
 // The build's identity, from the sources and the lockfile: a hook talks only to a hook server of the
 // same build, so an upgrade never sends prompts to an old server still in memory.
@@ -60,6 +61,7 @@ await build({
 await build({
   ...nodeBundle,
   ...minified,
+  plugins: [...nodeBundle.plugins, sharedBuiltins],
   entryPoints: { "awhm-hook": "src/hooks/main.ts", "awhm-mcp-server": "src/mcp/main.ts" },
   outdir: "dist",
   outExtension: { ".js": ".cjs" },
@@ -109,6 +111,7 @@ await build({
 await build({
   ...nodeBundle,
   ...minified,
+  plugins: [...nodeBundle.plugins, sharedBuiltins],
   entryPoints: { "awhm-cli": "src/cli/main.ts" },
   outdir: "dist",
   outExtension: { ".js": ".cjs" },

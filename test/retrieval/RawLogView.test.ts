@@ -110,4 +110,25 @@ describe("SessionMarks", () => {
     }
     expect([...marks.keys()]).toEqual(["s1", "s10", "s2", "s4"])
   })
+
+  it("finds every session of a large copy by id, and none it does not hold, past the lookups after which it maps them all", () => {
+    // 3,000 sessions in an order that is not sorted, with ids of several lengths and a non-ASCII one.
+    const sids = Array.from({ length: 3000 }, (_, i) => (i === 7 ? "sessión-7" : `s${(i * 7919) % 3000}-${"x".repeat(i % 5)}`))
+    const rows = sids.map((sid, i) => [sid, { mtimeMs: i, readAt: 10_000 + i }, 1] as const)
+    const [ids, times, counts] = SavedSessions.encode(rows)
+    const source = memorySource(packSections(1, [ids, times, counts]))
+    const layout = sourceLayout(source, 0, 1, 3)!
+    const saved = SavedSessions.decode(source, layout.starts, layout.lengths)!
+    const marks = new SessionMarks(saved)
+    // Every id, twice over (a listing, then a query), an unknown id between each.
+    for (let round = 0; round < 2; round++) {
+      sids.forEach((sid, i) => {
+        expect(saved.indexOf(sid)).toBe(i)
+        expect(marks.get(sid)).toEqual({ mtimeMs: i, readAt: 10_000 + i })
+        expect(saved.indexOf(`${sid}?`)).toBe(-1)
+      })
+    }
+    expect(marks.get("sessión-7")).toEqual({ mtimeMs: 7, readAt: 10_007 })
+    expect(marks.has("s1")).toBe(false)
+  })
 })

@@ -273,6 +273,16 @@ export class RawLogView {
   private readonly heldKeys = new Map<string, Array<string>>()
   /** Work a saved copy would spare the next process: messages (re)indexed, and whether any was removed. */
   unsaved = { indexed: 0, removed: false }
+  /**
+   * Sessions read again since the view was restored or last saved (their marks or messages may differ from the
+   * saved copy's): what a listing's note beside the copy names for the next processes to read (persist.ts).
+   */
+  readonly readSinceSaved = new Set<string>()
+  /**
+   * Sessions a note beside the saved copy said it is behind on (loadPersisted sets it): the next sync reads
+   * them as if the change journal named them.
+   */
+  behind: ReadonlyArray<string> = []
   /** Vectors computed since the last save and still held (persist.ts appends them). */
   private newVectors = new Map<string, Float32Array>()
   /** How many messages the saved copy it was restored from held. */
@@ -462,6 +472,7 @@ export class RawLogView {
     if (old !== undefined && racy(old) && !racy(mark)) this.unsaved.indexed += keys.length
     this.sessions.set(sessionId, mark)
     this.heldKeys.set(sessionId, keys)
+    this.readSinceSaved.add(sessionId)
     return changed
   }
 
@@ -487,6 +498,7 @@ export class RawLogView {
       keys.push(key)
     }
     this.sessions.set(sessionId, mark)
+    this.readSinceSaved.add(sessionId)
     return entries.length > 0
   }
 

@@ -22,27 +22,52 @@ export interface PersistTarget {
 
 const viewFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog.bin")
 const vectorFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog-vectors.bin")
-/** "<view id> <ms>": a full listing of the logs at that time found the saved view (that id) current. */
+/**
+ * A note beside the saved view (JSON: its id, when, the change journal's mark, the sessions it is behind on):
+ * a full listing of the logs at that time found the view (that id) current but for those sessions, so a later
+ * process follows the journal from that mark and reads them again, and the view itself is not rewritten (at 1M
+ * messages a rewrite costs ~10 s of CPU). An older build wrote "<view id> <ms>" (no mark: the view's own).
+ */
 const listedFile = (dataDir: string) => path.join(indexDir(dataDir), "rawlog-listed")
 
-/** When a full listing last found the saved view `id` current (0: never said). */
-const listedAtOf = (dataDir: string, id: string): number => {
+/** What a full listing found about a saved view (its note beside it). */
+export interface Listed {
+  /** When every log was listed (ms since epoch). */
+  readonly listedAt: number
+  /** The change journal's mark the listing started from (null: the saved view's own). */
+  readonly mark: string | null
+  /** Sessions whose logs the saved view is behind on (read again by whoever restores it). */
+  readonly behind: ReadonlyArray<string>
+}
+
+/** The note about the saved view `id`, or null when there is none about it. */
+const listedOf = (dataDir: string, id: string): Listed | null => {
   try {
-    const [said, at] = fs.readFileSync(listedFile(dataDir), "utf8").split(" ")
-    const ms = Number(at)
-    return said === id && Number.isFinite(ms) ? ms : 0
+    const text = fs.readFileSync(listedFile(dataDir), "utf8")
+    if (!text.startsWith("{")) {
+      const [said, at] = text.split(" ")
+      const ms = Number(at)
+      return said === id && Number.isFinite(ms) ? { listedAt: ms, mark: null, behind: [] } : null
+    }
+    const note = JSON.parse(text) as { id?: unknown; listedAt?: unknown; mark?: unknown; behind?: unknown }
+    const { listedAt, mark, behind } = note
+    if (note.id !== id || typeof listedAt !== "number" || !Number.isFinite(listedAt) || typeof mark !== "string") return null
+    if (!Array.isArray(behind) || !behind.every((s): s is string => typeof s === "string")) return null
+    return { listedAt, mark, behind }
   } catch {
-    return 0
+    return null
   }
 }
 
 /**
- * Records that a full listing of the logs found the saved view current (nothing changed that the change
- * journal did not name), so the next processes need not list them again for a while.
+ * Records what a full listing of the logs found: the saved view (`id`) is current but for the sessions
+ * `listed.behind`, as of the journal's `listed.mark`, so the next processes need not list them again for
+ * a while, nor rewrite the view.
  */
-export const noteListed = (target: PersistTarget, id: string, listedAt: number): void => {
+export const noteListed = (target: PersistTarget, id: string, listed: Listed): void => {
   try {
-    writeIndexUnlessDeleted(target.dataDir, target.stamp, () => replaceIndexFile(listedFile(target.dataDir), `${id} ${listedAt}`))
+    const note = JSON.stringify({ id, listedAt: listed.listedAt, mark: listed.mark, behind: listed.behind })
+    writeIndexUnlessDeleted(target.dataDir, target.stamp, () => replaceIndexFile(listedFile(target.dataDir), note))
   } catch {
     // Only an optimisation: the next process lists every log again.
   }
@@ -208,9 +233,11 @@ export const loadPersisted = (target: PersistTarget, view: RawLogView): boolean 
       return true
     })
     if (!restored) return false
-    if (view.savedId !== null) {
-      const listedAt = Math.max(view.savedJournal.listedAt, listedAtOf(target.dataDir, view.savedId))
-      view.savedJournal = { ...view.savedJournal, listedAt }
+    const listed = view.savedId === null ? null : listedOf(target.dataDir, view.savedId)
+    if (listed !== null) {
+      // Written after the view was (a later mark of the journal), by a process that had restored or saved it.
+      view.savedJournal = { mark: listed.mark ?? view.savedJournal.mark, listedAt: Math.max(view.savedJournal.listedAt, listed.listedAt) }
+      view.behind = listed.behind
     }
     return true
   } catch {
@@ -274,6 +301,7 @@ export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsCh
     })
     if (written) {
       view.unsaved = { indexed: 0, removed: false }
+      view.readSinceSaved.clear()
       view.savedId = id
       view.savedJournal = view.journal
       view.savedEmbeddedFor = view.embeddedModel()

@@ -27,6 +27,9 @@ const EMBED_NOTICE_AT = 500
 /** How often an idle process checks whether a delete happened (ms): one stat(). */
 const DELETION_CHECK_MS = 1000
 
+/** Sessions read again since the saved view past which a listing saves the view instead of noting them beside it. */
+const BEHIND_AT_MOST = 256
+
 /** A warm process lists every session's log at least this often (ms), journal or not. */
 export const FULL_LISTING_MS = 5 * 60_000
 
@@ -183,9 +186,11 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
       )
 
     // Every process follows the raw log's change journal (a whole one from where the saved view stood) and
-    // re-reads only the sessions it names; every session is listed again when the journal cannot say, and
-    // at least every FULL_LISTING_MS (a log another program appended to in place is seen then). A full
-    // listing that found the saved view current says so (noteListed); one that found more has it saved.
+    // re-reads only the sessions it names, and those a note beside the saved view says it is behind on; every
+    // session is listed again when the journal cannot say, and at least every FULL_LISTING_MS (a log another
+    // program appended to in place is seen then). A full listing notes beside the saved view where the
+    // journal stood and the sessions read since the view was saved (noteListed), so the view is not rewritten
+    // for a copied data dir, a new journal or a log that grew (only many such sessions or a removal are saved).
     // With state.deferListing (a server), a listing that falls due while the journal still names what changed
     // is left until the answer is out (mayDefer false: this is that listing).
     const syncRawLog = (persistTarget: PersistTarget | null, mayDefer: boolean): Effect.Effect<boolean, StorageError | CorruptFile> => Effect.gen(function* () {
@@ -203,39 +208,34 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
       const deferred = due && mayDefer && state.deferListing && journalNames !== null
       const full = due && !deferred
       if (deferred) state.leaveListing(listLater(persistTarget))
-      const sessions = full
+      const named = full ? null : [...new Set([...(journalNames ?? []), ...rawView.behind])]
+      rawView.behind = []
+      const sessions = named === null
         ? yield* rawLog.sessions
-        : (yield* Effect.forEach(journalNames ?? [], rawLog.session)).filter((s) => s !== null)
+        : (yield* Effect.forEach(named, rawLog.session)).filter((s) => s !== null)
       const count = full ? sessions.length : rawView.sessions.size + sessions.filter((s) => !rawView.sessions.has(s.sessionId)).length
       if (!rawLogActive(config.coldStartSessionCount, count)) {
         rawView.journal = { mark: null, listedAt: 0 } // not followed while off: list every session when it is on again
         return false
       }
-      // What following the journal from the saved view's mark would miss: when the journal cannot say, a
-      // new mark (a store without a journal has one mark, and saving again would not help); else a change
-      // it did not name.
-      const named = new Set(changes.sessions ?? [])
-      let unnamed = changes.sessions === null && changes.mark !== rawView.savedJournal.mark
       // The journal's sessions were written through awhm, which only appends to a log or replaces it whole.
       const appended = new Set(journalNames ?? [])
       const present = new Set<string>()
       for (const s of sessions) {
         present.add(s.sessionId)
         if (!rawView.isStale(s.sessionId, s.mtimeMs)) continue
-        const changed = yield* readSession(rawView, s.sessionId, { mtimeMs: s.mtimeMs, readAt: Date.now() }, appended.has(s.sessionId))
-        if (changed && changes.sessions !== null && !named.has(s.sessionId)) unnamed = true
+        yield* readSession(rawView, s.sessionId, { mtimeMs: s.mtimeMs, readAt: Date.now() }, appended.has(s.sessionId))
       }
-      const gone = full ? [...rawView.sessions.keys()] : (journalNames ?? [])
-      for (const sid of gone) {
+      for (const sid of named ?? [...rawView.sessions.keys()]) {
         if (present.has(sid) || !rawView.sessions.has(sid)) continue
         rawView.dropSession(sid)
-        if (changes.sessions !== null && !named.has(sid)) unnamed = true
       }
       // A deferred listing follows the journal from where this query started, as this query would have.
       if (!deferred) rawView.journal = { mark: changes.mark, listedAt: full ? now : rawView.journal.listedAt }
-      if (full && persistTarget !== null && state.restored) {
-        if (unnamed) rawView.copyBehind = true
-        else if (rawView.savedId !== null && !rawView.copyBehind) noteListed(persistTarget, rawView.savedId, now)
+      if (full && persistTarget !== null && state.restored && rawView.savedId !== null && !rawView.copyBehind && !rawView.unsaved.removed) {
+        // Past a few hundred sessions to read again in every process, the view is saved instead.
+        if (rawView.readSinceSaved.size > BEHIND_AT_MOST) rawView.copyBehind = true
+        else noteListed(persistTarget, rawView.savedId, { listedAt: now, mark: changes.mark, behind: [...rawView.readSinceSaved] })
       }
       return true
     })
