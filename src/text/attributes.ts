@@ -288,10 +288,76 @@ const isDigit = (c: number): boolean => c >= 48 && c <= 57
 const valueStart = (c: number): boolean => isDigit(c) || isLetter(c) || c === 36 || c === 0x20ac || c === 0xa3
 /** A character a value may not follow: inside a word or a number, or after "/" ("1/2 cup"). */
 const joinsValue = (c: number): boolean => isLetter(c) || isDigit(c) || c === 46 || c === 44 || c === 47
-// A value of VALUE_PATTERNS that starts with a letter starts with one of these: a month (a date), a currency code
-// (money), "v" and a digit (a version), a number word (a quantity, a count). Most words start none, and one test
-// of this spares the patterns' eight.
-const LETTER_VALUE = new RegExp(`(?:${MONTH}|usd|cad|eur|gbp|aud|v\\d|${NUMBER_WORD})`, "iy")
+/** The top-level branches of a regex source ("a|b(c|d)": "a" and "b(c|d)"). */
+const branchesOf = (source: string): Array<string> => {
+  const out: Array<string> = []
+  let depth = 0
+  let inClass = false
+  let from = 0
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]
+    if (c === "\\") i++
+    else if (inClass) inClass = c !== "]"
+    else if (c === "[") inClass = true
+    else if (c === "(") depth++
+    else if (c === ")") depth--
+    else if (c === "|" && depth === 0) [out[out.length], from] = [source.slice(from, i), i + 1]
+  }
+  return [...out, source.slice(from)]
+}
+
+/** Where the atom at source[i] ends (a group, a class, an escape or a character) with its quantifier. */
+const atomEnd = (source: string, i: number): number => {
+  let end = i + 1
+  if (source[i] === "\\") end = i + 2
+  else if (source[i] === "[") {
+    while (source[end] !== "]") end += source[end] === "\\" ? 2 : 1
+    end++
+  } else if (source[i] === "(") {
+    for (let depth = 1; depth > 0; end++) {
+      const c = source[end]
+      if (c === "\\") end++
+      else if (c === "[") end = atomEnd(source, end) - 1
+      else if (c === "(") depth++
+      else if (c === ")") depth--
+    }
+  }
+  return end + (/^(?:[?*+]|\{\d+(?:,\d*)?\})\??/.exec(source.slice(end))?.[0].length ?? 0)
+}
+
+/**
+ * What a match of a regex branch begins with where its first character is a letter, or null when it cannot be one:
+ * its atoms up to the first one that consumes a character and is not a lone letter ("v\\d+" of a version), a group
+ * read the same way within ("twenty|…|hundred" of a number word, not the digits beside it); word breaks kept,
+ * lookarounds left out. Where the branch matches at a letter, this matches.
+ */
+const letterLead = (branch: string): string | null => {
+  let lead = ""
+  let first = true
+  for (let i = 0; i < branch.length; ) {
+    const end = atomEnd(branch, i)
+    const atom = branch.slice(i, end)
+    i = end
+    if (atom === "\\b") lead += atom
+    else if (/^\(\?[=!]/.test(atom)) continue
+    else if (/(?:[?*]|\{0(?:,\d*)?\})\??$/.test(atom)) [lead, first] = [lead + atom, false]
+    else if (/^[a-z]$/i.test(atom)) [lead, first] = [lead + atom, false]
+    else if (first && atom.startsWith("\\d")) return null
+    else if (first && atom.startsWith("(") && atom.endsWith(")")) {
+      const inner = branchesOf(atom.slice(atom.startsWith("(?:") ? 3 : 1, -1)).flatMap((b) => letterLead(b) ?? [])
+      return inner.length === 0 ? null : `${lead}(?:${inner.join("|")})`
+    } else return lead + atom
+  }
+  return lead
+}
+
+// Whether a value of VALUE_PATTERNS may start at a letter, in one test: what each branch of each pattern begins with
+// there (a month, a currency code, "v" and a digit, a number word). Most words start none, and one test of this
+// spares the patterns' eight; read from the patterns, it holds for a pattern added there.
+/** The regex source of what matches of these sources begin with at a letter (letterLead of each branch). */
+export const letterLeads = (sources: ReadonlyArray<string>): string =>
+  [...new Set(sources.flatMap((source) => branchesOf(source).flatMap((b) => letterLead(b) ?? [])))].join("|")
+const LETTER_VALUE = new RegExp(letterLeads(VALUE_PATTERNS.map(([, p]) => p.source)), "iy")
 /** Whether a value of VALUE_PATTERNS may start at text[i] (its code `c`), at the start of a word. */
 const mayStartValue = (text: string, i: number, c: number): boolean => {
   if (!isLetter(c)) return true

@@ -73,6 +73,38 @@ describe("what a denial denies", () => {
     ])
   })
 
+  it("a contraction negates as 'not' does: 'I won't pick an NTP server' is no opposite of 'never picked an NTP server', the statement of it is", () => {
+    const denial = said("I've never picked an NTP server for my home lab.", MAR, 0)
+    // Word for word the denied thing (a closer match than the statement of it), but negated.
+    const wont = said("I won't pick an NTP server for my home lab until the router arrives.", JAN, 1)
+    const picked = said("My home lab now syncs from an NTP server I picked.", FEB, 2)
+    const out = newerWins([denial, wont, picked], "Have I ever picked an NTP server for my home lab?", false)
+    expect(conflicts(out)).toEqual([
+      [denial.content, FEB],
+      [picked.content, MAR],
+      [wont.content, null]
+    ])
+  })
+
+  it("no contraction of a negation affirms what is denied: won't, can't, don't, isn't, haven't, didn't", () => {
+    const denial = said("I've never picked an NTP server for my home lab.", MAR, 0)
+    const lines = [
+      "I won't pick an NTP server for my home lab.",
+      "I can't pick an NTP server for my home lab.",
+      "I really don't pick an NTP server for my home lab.",
+      "An NTP server for my home lab isn't picked yet.",
+      "I haven't picked an NTP server for my home lab.",
+      "I didn’t pick an NTP server for my home lab."
+    ]
+    for (const line of lines) {
+      const out = newerWins([denial, said(line, JAN, 1)], "Have I ever picked an NTP server for my home lab?", false)
+      expect(conflicts(out)).toEqual([
+        [denial.content, null],
+        [line, null]
+      ])
+    }
+  })
+
   it("a request for what to do from now on names the thing but does not affirm it: the statement of it does", () => {
     const denial = said("I've never solved any tangent or normal line problems before.", MAR, 0)
     const instruction = said("Always provide stepwise algebraic solutions when I ask about tangent and normal line problems.", JAN, 1)

@@ -202,7 +202,8 @@ const CLAUSE_END = /\b(?:and|but|so|because|since|which|while|though|although|ye
 const ALTERNATIVES = /\b(?:or|nor)\b/i
 // Words that only stress the denial ("never actually completed").
 const EMPHASIS = /\b(?:actually|really|even|ever|truly|once|personally)\b/gi
-const NEGATED = /\b(?:never|not|no|n['’]t)\b/i
+// A contraction's "n't" ends its word ("won't", "can't", "isn't"): no word break before it, one after.
+const NEGATED = /\b(?:never|not|no|cannot)\b|n['’]t\b/i
 // A hedge is not a denial of what the sentence states ("I attended the workshop, but I'm not sure what I need").
 const HEDGE = /\b(?:not\s+(?:quite\s+|really\s+|entirely\s+)?(?:sure|certain|clear)|(?:do|did)(?:n['’]t|\s+not)\s+(?:really\s+)?(?:know|understand)|no\s+idea)\b/gi
 /** Share of a denial's words another sentence must share to say the opposite. */
