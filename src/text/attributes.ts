@@ -75,20 +75,25 @@ const MEASURE_UNITS =
 // A rate after a measure: "a week", "per day", "weekly".
 const RATE = "\\s+(?:a|an|per|each|every)\\s+(?:day|night|week|month|year)(?![a-z])|\\s+(?:daily|nightly|weekly|monthly|yearly)(?![a-z])"
 
-// One pattern per kind, tried in this order at each position.
-const VALUE_PATTERNS: ReadonlyArray<readonly [ValueKind, RegExp]> = [
-  ["date", new RegExp(`\\b${MONTH}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?(?:,?\\s+\\d{4})?\\b|\\b\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH}(?:,?\\s+\\d{4})?\\b|\\b\\d{4}-\\d{2}-\\d{2}\\b`, "iy")],
-  ["money", /(?:[$€£]\s?|\b(?:usd|cad|eur|gbp|aud)\s?)\d[\d,]*(?:\.\d+)?(?![\d^_{}\\])(?:\s?(?:k|m|million|billion)\b)?(?:\s?(?:usd|cad|eur|gbp|aud)\b)?|\b\d[\d,]*(?:\.\d+)?\s?(?:dollars|euros|bucks)\b/iy],
-  ["percent", /\b\d+(?:\.\d+)?\s?(?:%|percent\b)/iy],
-  ["version", /\bv\d+(?:\.\d+)+\b|\b\d+\.\d+\.\d+\b/iy],
-  ["time", /\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)(?![a-z])/iy],
+// Money in a currency code ("USD 40", "40 eur"), and a version named as one ("v2.1").
+const CURRENCY_CODE = "(?:usd|cad|eur|gbp|aud)"
+const VERSION_LEAD = "v\\d"
+
+// One pattern per kind, tried in this order at each position, with what a match that starts at a letter starts with
+// (null: none does). The type asks each pattern for it, so a letter-led pattern cannot be added without its start.
+const VALUE_PATTERNS: ReadonlyArray<readonly [ValueKind, RegExp, string | null]> = [
+  ["date", new RegExp(`\\b${MONTH}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?(?:,?\\s+\\d{4})?\\b|\\b\\d{1,2}(?:st|nd|rd|th)?\\s+(?:of\\s+)?${MONTH}(?:,?\\s+\\d{4})?\\b|\\b\\d{4}-\\d{2}-\\d{2}\\b`, "iy"), MONTH],
+  ["money", new RegExp(`(?:[$€£]\\s?|\\b${CURRENCY_CODE}\\s?)\\d[\\d,]*(?:\\.\\d+)?(?![\\d^_{}\\\\])(?:\\s?(?:k|m|million|billion)\\b)?(?:\\s?${CURRENCY_CODE}\\b)?|\\b\\d[\\d,]*(?:\\.\\d+)?\\s?(?:dollars|euros|bucks)\\b`, "iy"), CURRENCY_CODE],
+  ["percent", /\b\d+(?:\.\d+)?\s?(?:%|percent\b)/iy, null],
+  ["version", new RegExp(`\\b${VERSION_LEAD}+(?:\\.\\d+)+\\b|\\b\\d+\\.\\d+\\.\\d+\\b`, "iy"), VERSION_LEAD],
+  ["time", /\b\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)(?![a-z])/iy, null],
   // "4/5 correct", "19/20 on the quiz"; not a pair with a unit ("138/85 mmHg"), a fraction of a measure, or "24/7".
-  ["score", new RegExp(`\\b(?!24\\/7\\b)\\d+\\s?\\/\\s?\\d+\\b(?!\\s?\\d)(?!\\s?(?:${MEASURE_UNITS}|cups?|tbsp|tsp|tablespoons?|teaspoons?)(?![a-z0-9]))`, "iy")],
+  ["score", new RegExp(`\\b(?!24\\/7\\b)\\d+\\s?\\/\\s?\\d+\\b(?!\\s?\\d)(?!\\s?(?:${MEASURE_UNITS}|cups?|tbsp|tsp|tablespoons?|teaspoons?)(?![a-z0-9]))`, "iy"), null],
   // "5.5 hours", "138/85 mmHg", "twenty minutes", "three times a week".
   // How often is part of the unit: "10 hours weekly" and "2 hours daily" are not one value.
-  ["quantity", new RegExp(`\\b(?:\\d[\\d,]*(?:\\.\\d+)?(?:\\/\\d+)?\\s?|${NUMBER_WORD}\\s+)(?:${MEASURE_UNITS})(?![a-z0-9])(?:${RATE})?`, "iy")],
+  ["quantity", new RegExp(`\\b(?:\\d[\\d,]*(?:\\.\\d+)?(?:\\/\\d+)?\\s?|${NUMBER_WORD}\\s+)(?:${MEASURE_UNITS})(?![a-z0-9])(?:${RATE})?`, "iy"), NUMBER_WORD],
   // A year ("2024 Q1") counts nothing.
-  ["count", new RegExp(`\\b(?!(?:19|20)\\d{2}\\b)(?:\\d[\\d,]*(?:\\.\\d+)?|${NUMBER_WORD})(?:-[a-z]+)?(?=\\s+[a-z])`, "iy")]
+  ["count", new RegExp(`\\b(?!(?:19|20)\\d{2}\\b)(?:\\d[\\d,]*(?:\\.\\d+)?|${NUMBER_WORD})(?:-[a-z]+)?(?=\\s+[a-z])`, "iy"), NUMBER_WORD]
 ]
 
 const UNIT_ALIASES: Record<string, string> = {
@@ -288,76 +293,9 @@ const isDigit = (c: number): boolean => c >= 48 && c <= 57
 const valueStart = (c: number): boolean => isDigit(c) || isLetter(c) || c === 36 || c === 0x20ac || c === 0xa3
 /** A character a value may not follow: inside a word or a number, or after "/" ("1/2 cup"). */
 const joinsValue = (c: number): boolean => isLetter(c) || isDigit(c) || c === 46 || c === 44 || c === 47
-/** The top-level branches of a regex source ("a|b(c|d)": "a" and "b(c|d)"). */
-const branchesOf = (source: string): Array<string> => {
-  const out: Array<string> = []
-  let depth = 0
-  let inClass = false
-  let from = 0
-  for (let i = 0; i < source.length; i++) {
-    const c = source[i]
-    if (c === "\\") i++
-    else if (inClass) inClass = c !== "]"
-    else if (c === "[") inClass = true
-    else if (c === "(") depth++
-    else if (c === ")") depth--
-    else if (c === "|" && depth === 0) [out[out.length], from] = [source.slice(from, i), i + 1]
-  }
-  return [...out, source.slice(from)]
-}
-
-/** Where the atom at source[i] ends (a group, a class, an escape or a character) with its quantifier. */
-const atomEnd = (source: string, i: number): number => {
-  let end = i + 1
-  if (source[i] === "\\") end = i + 2
-  else if (source[i] === "[") {
-    while (source[end] !== "]") end += source[end] === "\\" ? 2 : 1
-    end++
-  } else if (source[i] === "(") {
-    for (let depth = 1; depth > 0; end++) {
-      const c = source[end]
-      if (c === "\\") end++
-      else if (c === "[") end = atomEnd(source, end) - 1
-      else if (c === "(") depth++
-      else if (c === ")") depth--
-    }
-  }
-  return end + (/^(?:[?*+]|\{\d+(?:,\d*)?\})\??/.exec(source.slice(end))?.[0].length ?? 0)
-}
-
-/**
- * What a match of a regex branch begins with where its first character is a letter, or null when it cannot be one:
- * its atoms up to the first one that consumes a character and is not a lone letter ("v\\d+" of a version), a group
- * read the same way within ("twenty|…|hundred" of a number word, not the digits beside it); word breaks kept,
- * lookarounds left out. Where the branch matches at a letter, this matches.
- */
-const letterLead = (branch: string): string | null => {
-  let lead = ""
-  let first = true
-  for (let i = 0; i < branch.length; ) {
-    const end = atomEnd(branch, i)
-    const atom = branch.slice(i, end)
-    i = end
-    if (atom === "\\b") lead += atom
-    else if (/^\(\?[=!]/.test(atom)) continue
-    else if (/(?:[?*]|\{0(?:,\d*)?\})\??$/.test(atom)) [lead, first] = [lead + atom, false]
-    else if (/^[a-z]$/i.test(atom)) [lead, first] = [lead + atom, false]
-    else if (first && atom.startsWith("\\d")) return null
-    else if (first && atom.startsWith("(") && atom.endsWith(")")) {
-      const inner = branchesOf(atom.slice(atom.startsWith("(?:") ? 3 : 1, -1)).flatMap((b) => letterLead(b) ?? [])
-      return inner.length === 0 ? null : `${lead}(?:${inner.join("|")})`
-    } else return lead + atom
-  }
-  return lead
-}
-
-// Whether a value of VALUE_PATTERNS may start at a letter, in one test: what each branch of each pattern begins with
-// there (a month, a currency code, "v" and a digit, a number word). Most words start none, and one test of this
-// spares the patterns' eight; read from the patterns, it holds for a pattern added there.
-/** The regex source of what matches of these sources begin with at a letter (letterLead of each branch). */
-export const letterLeads = (sources: ReadonlyArray<string>): string =>
-  [...new Set(sources.flatMap((source) => branchesOf(source).flatMap((b) => letterLead(b) ?? [])))].join("|")
-const LETTER_VALUE = new RegExp(letterLeads(VALUE_PATTERNS.map(([, p]) => p.source)), "iy")
+// Whether a value of VALUE_PATTERNS may start at a letter, in one test of what those starting at a letter start with
+// (a month, a currency code, "v" and a digit, a number word). Most words start none, and one test spares the eight.
+const LETTER_VALUE = new RegExp(`\\b(?:${[...new Set(VALUE_PATTERNS.flatMap(([, , lead]) => lead ?? []))].join("|")})`, "iy")
 /** Whether a value of VALUE_PATTERNS may start at text[i] (its code `c`), at the start of a word. */
 const mayStartValue = (text: string, i: number, c: number): boolean => {
   if (!isLetter(c)) return true
