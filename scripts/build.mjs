@@ -92,7 +92,7 @@ await build({
 const bundlesOnly = {
   name: "awhm-bundles-only",
   setup(build) {
-    build.onResolve({ filter: /^(?:\.\/hookClient|\.\.\/cli\/main|\.\.\/hooks\/main)\.js$/ }, (args) => ({ path: args.path, external: true }))
+    build.onResolve({ filter: /^(?:\.\/hookClient|\.\.\/cli\/entry|\.\.\/hooks\/main)\.js$/ }, (args) => ({ path: args.path, external: true }))
   }
 }
 await build({
@@ -107,12 +107,13 @@ await build({
   banner: { js: '#!/usr/bin/env node\nconst __awhmImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' }
 })
 
-// The whole CLI the same way, with the web viewer's assets (`awhm ui`).
+// The whole CLI the same way, with the web viewer's assets (`awhm ui`). Its entry (src/cli/entry.ts) runs
+// `awhm query`'s common forms without @effect/cli; every module behind it loads when first used.
 await build({
   ...nodeBundle,
   ...minified,
   plugins: [...nodeBundle.plugins, sharedBuiltins],
-  entryPoints: { "awhm-cli": "src/cli/main.ts" },
+  entryPoints: { "awhm-cli": "src/cli/entry.ts" },
   outdir: "dist",
   outExtension: { ".js": ".cjs" },
   format: "cjs",

@@ -47,6 +47,6 @@ if (argv[2] === "hook" && argv.length > 3 && !CLI_HOOK_COMMANDS.has(argv[3]!) &&
       // At exit, so the cache also holds the functions this command compiled on the way.
       process.once("exit", bundle.saveCache)
       runCli(argv)
-    } else void import("../cli/main.js").then((m) => m.runCli(argv))
+    } else void import("../cli/entry.js").then((m) => m.runCli(argv))
   })
 }

@@ -1,10 +1,4 @@
 import { Options } from "@effect/cli"
-import { Console, Effect, Layer, Option, Redacted } from "effect"
-import type { AwhmConfigShape } from "../domain/Config.js"
-import type { ConfigurationError } from "../domain/errors.js"
-import { loadConfig } from "../layers/ConfigLive.js"
-import { printableLines } from "../text/printable.js"
-import { AppConfig } from "../services/AppConfig.js"
 
 /** `--data-dir DIR`, accepted by every command (overrides AWHM_DATA_DIR). */
 export const dataDirOption = Options.directory("data-dir", { exists: "either" }).pipe(
@@ -24,28 +18,5 @@ export const postgresUrlOption = Options.redacted("postgres-url").pipe(
 /** `--json`: print exactly one JSON value on stdout and nothing else. */
 export const jsonOption = Options.boolean("json").pipe(Options.withDescription("Print one JSON value on stdout"))
 
-/** Builds the flag layer of the configuration from CLI options (snake_case parameter names). */
-export const flagMap = (
-  dataDir: Option.Option<string>,
-  extra: Record<string, string | undefined> = {},
-  postgresUrl: Option.Option<Redacted.Redacted> = Option.none()
-) => {
-  const flags: Record<string, string> = {}
-  if (Option.isSome(dataDir)) flags.data_dir = dataDir.value
-  if (Option.isSome(postgresUrl)) flags.postgres_url = Redacted.value(postgresUrl.value)
-  for (const [k, v] of Object.entries(extra)) if (v !== undefined) flags[k] = v
-  return flags
-}
-
-/** Loads the configuration for a command, then runs `f` with it and with AppConfig provided. */
-export const withConfig = <A, E, R>(
-  flags: Record<string, string>,
-  f: (config: AwhmConfigShape) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E | ConfigurationError, Exclude<R, AppConfig>> =>
-  Effect.flatMap(loadConfig(flags), (config) =>
-    f(config).pipe(Effect.provide(Layer.succeed(AppConfig, config)))
-  ) as Effect.Effect<A, E | ConfigurationError, Exclude<R, AppConfig>>
-
-/** Prints a result: JSON (one value, nothing else on stdout) or the human text, its control characters escaped. */
-export const output = (json: boolean, value: unknown, human: () => string) =>
-  json ? Console.log(JSON.stringify(value)) : Console.log(printableLines(human()))
+// What a command runs with (no @effect/cli in it, so `awhm query`'s short path can load it alone).
+export { flagMap, output, withConfig } from "./commandRun.js"

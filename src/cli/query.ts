@@ -1,11 +1,7 @@
 import { Args, Command, Options } from "@effect/cli"
-import { positional } from "./argv.js"
-import { Effect, Option } from "effect"
-import { retrievalLayer } from "../layers/Main.js"
-import { parseAsOf } from "../domain/input.js"
-import { validateQuery } from "../domain/input.js"
-import { formatResults, retrieve } from "../programs/retrieve.js"
-import { dataDirOption, flagMap, jsonOption, output, postgresUrlOption, withConfig } from "./common.js"
+import { Option } from "effect"
+import { dataDirOption, jsonOption, postgresUrlOption } from "./common.js"
+import { runQuery } from "./queryRun.js"
 
 const text = Args.text({ name: "text" }).pipe(Args.withDescription("What to look for (a question or keywords)"))
 const k = Options.integer("k").pipe(
@@ -33,21 +29,5 @@ const lexicalOnly = Options.boolean("lexical-only").pipe(
 export const queryCommand = Command.make(
   "query",
   { text, k, includeHistory, trace, asOf, session, lexicalOnly, dataDir: dataDirOption, postgresUrl: postgresUrlOption, json: jsonOption },
-  (args) =>
-    withConfig(flagMap(args.dataDir, {}, args.postgresUrl), (config) =>
-      Effect.gen(function* () {
-        const moment = yield* parseAsOf(Option.getOrNull(args.asOf))
-        yield* positional(args.text)
-        yield* validateQuery(args.text, config.maxMessageChars)
-        const results = yield* retrieve(args.text, {
-          ...(Option.isSome(args.k) ? { k: args.k.value } : {}),
-          includeHistory: args.includeHistory || config.includeHistoryByDefault,
-          trace: args.trace || config.traceRetrieval,
-          asOf: moment,
-          sessionId: Option.getOrNull(args.session),
-          lexicalOnly: args.lexicalOnly
-        })
-        yield* output(args.json, { results }, () => formatResults(results))
-      }).pipe(Effect.provide(retrievalLayer(config)))
-    )
+  runQuery
 ).pipe(Command.withDescription("Retrieve the memories relevant to a question (buffer, graph and raw log)"))
