@@ -25,7 +25,7 @@ import { readJsonGraphFile } from "./graph/jsonFile.js"
 import { graphMigrations, latestGraphMigration } from "./graph/migrations/index.js"
 import { decodeRowNode } from "../store/graphSerialization.js"
 import { filteredVectorTopK, filterSql, indexColumns } from "./graph/sqliteSearch.js"
-import { byBound, collectMatches, documentCount, exactScore, LengthCache, parseIntList } from "./graph/exactBm25.js"
+import { byBound, collectMatches, documentCount, exactScore, LengthCache, maxScoreTop, parseIntList } from "./graph/exactBm25.js"
 import { rebuildTermPostings, readPostings, TermChanges } from "./graph/termPostings.js"
 import { asStored, chunks, rowVectors, sourceRows, vectorBytes } from "./graph/rows.js"
 import { flushPeriodically, PendingReinforcement, REINFORCE_FLUSH_MS, reinforced } from "./graph/reinforcement.js"
@@ -624,15 +624,39 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         const norm0 = k1 * (1 - b)
         const norm1 = (k1 * b) / avg
         const idf = live.map((t) => Math.log(1 + (n - df.get(t)! + 0.5) / (df.get(t)! + 0.5)))
-        const matches = collectMatches(postings, idf, k1, norm0)
         const { where, params } = filterSql(q.filter)
+        const admittedOf = `SELECT n.rowid AS rid, n.id FROM json_each(?) j JOIN nodes n ON n.rowid = j.value WHERE ${where}`
+        // A warm process holding every length: MaxScore (exactBm25.maxScoreTop) finds the best 2k without
+        // visiting what only common terms match; the filter is asked of them best first. Exact while the
+        // documents it admits score at least the floor, else the bound order below answers.
+        if (lens.holdsAll) {
+          const best = maxScoreTop(postings, idf, k1, norm0, norm1, (rid) => lens.get(rid), 2 * q.k)
+          if (best !== null) {
+            const top: Array<ScoredId> = []
+            let exact = true
+            for (let i = 0; i < best.hits.length && top.length < q.k; ) {
+              const ask = best.hits.slice(i, i + q.k)
+              i += ask.length
+              const rows = yield* sql.unsafe<{ rid: number; id: string }>(admittedOf, [JSON.stringify(ask.map((a) => a.rid)), ...params])
+              const idOf = new Map(rows.map((r) => [r.rid, r.id] as const))
+              for (const a of ask) {
+                const id = idOf.get(a.rid)
+                if (id === undefined) continue
+                if (a.score < best.floor) exact = false
+                if (top.length < q.k && exact) top.push({ id, score: a.score })
+              }
+              if (!exact) break
+            }
+            if (exact && (top.length >= q.k || best.floor === -Infinity)) return top
+          }
+        }
+        const matches = collectMatches(postings, idf, k1, norm0)
         // Documents in bound order, their lengths read in growing batches (only those this process has not read
         // since the lengths last changed), until the next bound is below the k-th best exact score: no document
         // left can enter. The filter (and the id) is asked only of the documents that would enter the top k.
         // The rowids go in as one JSON array (json_each), so the statement's text, and SQLite's prepared
         // statement, stay the same whatever the batch; (rowid, length) pairs come back as one list.
         const lengthsOf = `SELECT group_concat(n.rowid || ',' || n.lex_len) AS pairs FROM json_each(?) j JOIN nodes n ON n.rowid = j.value`
-        const admittedOf = `SELECT n.rowid AS rid, n.id FROM json_each(?) j JOIN nodes n ON n.rowid = j.value WHERE ${where}`
         const top: Array<{ readonly rid: number; readonly score: number }> = []
         const idOf = new Map<number, string>()
         const count = matches.rids.length

@@ -6,6 +6,7 @@ import { createRequire } from "node:module"
 import * as path from "node:path"
 import { makeNode } from "../../src/domain/Node.js"
 import { makeGraphStoreSqlite } from "../../src/layers/GraphStoreSqlite.js"
+import type { LexicalQuery } from "../../src/services/GraphStore.js"
 import { tempDir } from "../support/graphFixtures.js"
 
 const open = (dir: string) =>
@@ -108,6 +109,43 @@ describe("SQLite lexical search: document lengths kept in a warm process", () =>
       const after = yield* reader.lexicalTopK(query("apple"))
       expect(takeReads()).toEqual([40])
       expect(after.map((h) => h.id)).toEqual(["n0", "n7", "n14", "n28", "n35"])
+    })
+  )
+
+  it.scopedLive("a reader holding every length answers as a fresh store, also when the filter refuses the best matches", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir()
+      const writer = yield* open(dir)
+      // 60 short kiwi nodes in scope "b" (the best "kiwi" matches), 30 longer ones in no scope, and "word0" in
+      // every node of `nodes`: a common term whose postings a warm reader skips for most documents.
+      const kiwis = Array.from({ length: 90 }, (_, i) =>
+        makeNode({
+          id: `k${i}`,
+          type: "semantic",
+          content: i < 60 ? `kiwi word0 ${i % 3 === 0 ? "kiwi" : ""}` : content(i, i % 5).replace(/^\w+/, "kiwi"),
+          createdAt: at,
+          ...(i < 60 ? { scope: "b" } : {})
+        })
+      )
+      yield* writer.commit({ upsertNodes: [...nodes, ...kiwis] })
+      const reader = yield* open(dir)
+      for (const text of ["apple", "pear", "plum", "plum word1"]) yield* reader.lexicalTopK(query(text))
+      expect(takeReads()).toContain("all")
+      const fresh = (q: LexicalQuery) => Effect.scoped(Effect.flatMap(open(dir), (st) => st.lexicalTopK(q)))
+      const inScope = (text: string, scope: string) => ({ ...query(text), filter: { ...filter, scope } })
+
+      // The reader reads no length: its answers come from the lengths it holds.
+      const all = yield* reader.lexicalTopK(query("kiwi word0"))
+      const refused = yield* reader.lexicalTopK(inScope("kiwi word0", "a"))
+      const many = yield* reader.lexicalTopK({ ...query("word0 word3 kiwi apple"), k: 40 })
+      expect(takeReads()).toEqual([])
+      expect(all.map((h) => h.id)).toEqual(["k0", "k3", "k6", "k9", "k12"])
+      expect(all).toEqual(yield* fresh(query("kiwi word0")))
+      // Scope "a" refuses the 60 best: the answer comes from below them, as a fresh store's does.
+      expect(refused.map((h) => h.id)).toEqual(["k70", "k85", "k65", "k71", "k77"])
+      expect(refused).toEqual(yield* fresh(inScope("kiwi word0", "a")))
+      expect(many).toHaveLength(40)
+      expect(many).toEqual(yield* fresh({ ...query("word0 word3 kiwi apple"), k: 40 }))
     })
   )
 })
