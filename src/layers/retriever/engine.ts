@@ -72,8 +72,9 @@ export interface RawTuning {
    * When the question asks for a named person's things of one kind ("What activities does Melanie partake in?";
    * kindsAsked.ts), that person's lines that mention one, at most this many (the best first, each naming a thing no
    * line before it did: "pottery", "camping", "swimming"), come back as one result in the place of the best of them:
-   * the question asks for the set, each line an example ("I'm off to go swimming with the kids"). Those lines are
-   * candidates however far the question's words and meaning rank them. 0: each line on its own.
+   * the question asks for the set, each line an example ("I'm off to go swimming with the kids"). Among the candidates
+   * (a lexical pull of the person's lines of the kind measured the same and cost ~0.2 s CPU per such query at 100k).
+   * 0: each line on its own.
    */
   readonly kindGroup: number
 }
@@ -659,20 +660,14 @@ const rankRawLog = (
     }
     return yes
   }
-  // A question asking for a named person's things of one kind: that person's lines that mention one are candidates.
+  // A question asking for a named person's things of one kind (kindsAsked.ts).
   const kind = tuning.kindGroup > 0 ? kindAsked(req.query) : null
-  const kindLines = new Set<string>()
-  if (kind !== null) {
-    for (const h of raw.lexical.ranking(kind.text).take(n, (key) => accept(key) && authorNamed(raw.docs.get(key)!.author))) {
-      if (!lexical.has(h.key) && !semantic.has(h.key)) kindLines.add(h.key)
-    }
-  }
   const score = (key: string) => {
     let s = own.get(key)
     if (s === undefined) {
       const doc = raw.docs.get(key)!
-      // A line found by meaning or kind below the lexical pool keeps the words it shares with the question.
-      const lex = lexical.get(key) ?? (best > 0 && search.scoreOf !== undefined && (semantic.has(key) || kindLines.has(key)) ? search.scoreOf(key) / best : 0)
+      // A line found by meaning below the lexical pool keeps the words it shares with the question.
+      const lex = lexical.get(key) ?? (best > 0 && search.scoreOf !== undefined && semantic.has(key) ? search.scoreOf(key) / best : 0)
       const sim = vectors === null ? 0 : (semantic.get(key) ?? Math.max(0, vectors.score(key, q!) ?? 0))
       const h = (lexShare * lex + (1 - lexShare) * sim) * (doc.role === "assistant" ? assistantShare : 1)
       s = { lex, sim, h: h > 0 && tuning.authorWeight > 0 && authorNamed(doc.author) ? h + tuning.authorWeight : h }
@@ -680,7 +675,7 @@ const rankRawLog = (
     }
     return s
   }
-  const hits = new Set<string>([...lexical.keys(), ...semantic.keys(), ...kindLines])
+  const hits = new Set<string>([...lexical.keys(), ...semantic.keys()])
   const candidates = new Set<string>(hits)
   for (const key of hits) {
     const doc = raw.docs.get(key)!
@@ -749,7 +744,7 @@ const rankRawLog = (
     // as high as a graph memory needs to be an anchor, or it is the turn next to one with a query word (the
     // answer to a question that matches, or the question a matching answer replies to). Its session alone
     // makes no line evidence.
-    const evidence = s.lex > 0 || s.sim >= settings.embedThreshold || hasQueryWord(doc.prev) || hasQueryWord(doc.next) || kindLines.has(key)
+    const evidence = s.lex > 0 || s.sim >= settings.embedThreshold || hasQueryWord(doc.prev) || hasQueryWord(doc.next)
     if (s.h <= 0 || !evidence) continue
     const context =
       Math.max(
