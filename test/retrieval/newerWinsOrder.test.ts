@@ -257,6 +257,34 @@ describe("not one value: nothing moves, nothing is marked", () => {
     }).pipe(Effect.provide(world()))
   )
 
+  it.effect("a cap set on a value ('keeping it to 10 people', 'limit the list to 12') is no count that holds: the people coming stay current", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I've got 28 people coming to the remembrance event.", JAN],
+        ["user", "Keeping it to 10 people will make the event more intimate.", FEB],
+        ["user", "We could limit the guest list to 12 people for the event.", MAR]
+      ])
+      expect(marked(yield* retrieve("How many people are coming to the event?"))).toEqual([
+        ["raw_log", "I've got 28 people coming to the remembrance event.", null, null, null],
+        ["raw_log", "Keeping it to 10 people will make the event more intimate.", null, null, null],
+        ["raw_log", "We could limit the guest list to 12 people for the event.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("a cap ranked above the count it limits comes after it, unmarked: the count that holds answers 'how many'", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "We have 25 guests for the Christmas Eve dinner.", JAN],
+        ["user", "For the Christmas Eve dinner, we are limiting it to 20 guests coming from close family.", FEB]
+      ])
+      expect(marked(yield* retrieve("How many guests are coming to the Christmas Eve dinner?"))).toEqual([
+        ["raw_log", "We have 25 guests for the Christmas Eve dinner.", null, null, null],
+        ["raw_log", "For the Christmas Eve dinner, we are limiting it to 20 guests coming from close family.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
   it.effect("two different budgets", () =>
     Effect.gen(function* () {
       yield* logAll("s1", [

@@ -80,6 +80,8 @@ interface Stated {
   readonly words: ReadonlyArray<string>
   /** The index terms of the sentence that states it. */
   readonly sentence: ReadonlySet<string>
+  /** A limit set on the value ("keeping it to 10 people"), not a value that holds: never current, it comes after those that hold. */
+  readonly cap?: boolean
 }
 
 interface AnalyzedSentence {
@@ -147,6 +149,8 @@ const statedValue = (
   asksThreshold: boolean
 ): Stated | null => {
   let best: Stated | null = null
+  // The best sentence that states only a limit set on such a value; a value that holds comes first.
+  let capped: Stated | null = null
   for (const s of sentences) {
     const covered = coveredTerms(s, query).length
     // A statement sharing no word with the query is never compared.
@@ -156,13 +160,16 @@ const statedValue = (
     // Of its values, the one whose attribute and unit the query names most ("per minute" asks for requests/minute, not a version).
     let chosen: Stated | null = null
     let named = -1
+    let cap: Stated | null = null
+    let capNamed = -1
     // Most dates mark events: a date is of what the question asks about only where the sentence names it
     // (the series' deadline, not the day its views passed 50,000).
     const namesAsked = asked === null || asked.some((w) => s.terms.has(w))
     for (const m of mentionsOf(s)) {
       if (kinds !== null && !kinds.has(m.kind)) continue
       if (!namesAsked && (m.kind === "date" || m.kind === "time")) continue
-      if (!namesThing(m) || given.some((g) => g.kind === m.kind && g.unit === m.unit) || isAimed(m, s.text) || (!asksThreshold && isThreshold(m, s.text))) continue
+      if (!namesThing(m) || given.some((g) => g.kind === m.kind && g.unit === m.unit) || isAimed(m, s.text)) continue
+      const limit = !asksThreshold && isThreshold(m, s.text)
       // "I've set it to 100 requests/minute": the value is of what "it" stands for, which the words read before
       // it are not; the sentence's words of what the question asks about name it, when it says them.
       const pronoun = PRONOUN_BEFORE.test(s.text.slice(Math.max(0, m.start - 40), m.start))
@@ -171,11 +178,14 @@ const statedValue = (
       const shared = words.filter((w) => query.has(w)).length
       if (shared === 0) continue
       const score = shared + unitWords(m.unit).filter((w) => query.has(w)).length
-      if (score > named) [chosen, named] = [{ mention: m, coverage, words, sentence: s.terms }, score]
+      if (limit) {
+        if (score > capNamed) [cap, capNamed] = [{ mention: m, coverage, words, sentence: s.terms, cap: true }, score]
+      } else if (score > named) [chosen, named] = [{ mention: m, coverage, words, sentence: s.terms }, score]
     }
     if (chosen !== null) best = chosen
+    else if (cap !== null && (capped === null || coverage > capped.coverage)) capped = cap
   }
-  return best
+  return best ?? capped
 }
 
 /**
@@ -456,21 +466,24 @@ export const newerWins = <A extends Said>(
   const thing = asked === null ? null : asked[asked.length - 1]!
   let reordered = false
   const anchorAt = stated.findIndex(
-    (s) => s !== null && (s.coverage >= MIN_COVERAGE || (kinds !== null && thing !== null && s.words.includes(thing) && s.coverage >= MIN_NAMED_COVERAGE))
+    (s) => s !== null && s.cap !== true && (s.coverage >= MIN_COVERAGE || (kinds !== null && thing !== null && s.words.includes(thing) && s.coverage >= MIN_NAMED_COVERAGE))
   )
   if (anchorAt >= 0) {
     const anchor = stated[anchorAt]!
     const members = stated.flatMap((s, i) => (s !== null && (i === anchorAt || sameValueAs(s, anchor, terms, asked)) ? [i] : []))
-    if (new Set(members.map((i) => stated[i]!.mention.value)).size >= 2) {
+    // A limit set on the value ("keeping it to 10 people") is no value of it: the values that hold come first, then the limits, each as ranked.
+    const held = members.filter((i) => stated[i]!.cap !== true)
+    const caps = members.filter((i) => stated[i]!.cap === true)
+    if (new Set(held.map((i) => stated[i]!.mention.value)).size >= 2) {
       reordered = true
       const at = (i: number) => ranked[i]!.at!
       const value = (i: number) => stated[i]!.mention.value
-      const byTime = [...members].sort((a, b) => (at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : a - b))
+      const byTime = [...held].sort((a, b) => (at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : a - b))
       // A value holds from its latest statement: the statements of the current value (its first one and its
       // restatements alike) come first, as they ranked; then each older value, the most recently said first.
       const latest = new Map<string, string>()
       for (const i of byTime) if (!latest.has(value(i))) latest.set(value(i), at(i))
-      const byValue = [...members].sort((a, b) => {
+      const byValue = [...held].sort((a, b) => {
         const [la, lb] = [latest.get(value(a))!, latest.get(value(b))!]
         return la !== lb ? (lb < la ? -1 : 1) : value(a) === value(b) ? a - b : at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : a - b
       })
@@ -478,11 +491,14 @@ export const newerWins = <A extends Said>(
       const newest = byTime.find((i) => value(i) === current)!
       const older = byTime.find((i) => value(i) !== current)!
       // Current value first; in time order when history is asked for; where they ranked when the question is about the past.
-      const order = includeHistory ? [...byTime].reverse() : asRanked ? members : byValue
+      const order = includeHistory ? [...[...byTime].reverse(), ...caps] : asRanked ? members : [...byValue, ...caps]
       members.forEach((pos, j) => (out[pos] = ranked[order[j]!]!))
       const now = ranked[newest]!
       Object.assign(ranked[byValue[0]!]!, { updated: { at: now.at!, before: value(older), beforeAt: at(older) } })
-      for (const i of members) if (value(i) !== current) Object.assign(ranked[i]!, { supersededBy: { at: now.at!, ...refOf(now) } })
+      for (const i of held) if (value(i) !== current) Object.assign(ranked[i]!, { supersededBy: { at: now.at!, ...refOf(now) } })
+    } else if (caps.length > 0 && !asRanked && !includeHistory) {
+      const order = [...held, ...caps]
+      members.forEach((pos, j) => (out[pos] = ranked[order[j]!]!))
     }
     if (!asRanked && !includeHistory) {
       // The answer states a value: a statement of the user's about the same thing that states none, or an assistant
