@@ -230,6 +230,40 @@ describe("the answer states the value", () => {
   )
 })
 
+describe("newer wins: an update in fewer of the question's words", () => {
+  it.effect("'the weekly spending at Whole Foods has adjusted to $115' updates '$120 weekly … for 5 gluten-free dinners'; a later spend for the same dinners does too", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I spend $120 weekly at Whole Foods on Main Street for 5 gluten-free dinners.", JAN],
+        ["user", "While planning dinners, I just found out the weekly spending at Whole Foods has adjusted to $115.", FEB]
+      ])
+      expect(marked(yield* retrieve("How much do I spend weekly at Whole Foods on Main Street for my gluten-free dinners?"))).toEqual([
+        ["raw_log", "While planning dinners, I just found out the weekly spending at Whole Foods has adjusted to $115.", null, "$120", null],
+        ["raw_log", "I spend $120 weekly at Whole Foods on Main Street for 5 gluten-free dinners.", FEB, null, null]
+      ])
+      yield* logAll("s2", [["user", "Now I spend $130 weekly at Whole Foods on Main Street for my gluten-free dinners.", MAR]])
+      expect(marked(yield* retrieve("How much do I spend weekly at Whole Foods on Main Street for my gluten-free dinners?"))).toEqual([
+        ["raw_log", "Now I spend $130 weekly at Whole Foods on Main Street for my gluten-free dinners.", null, "$115", null],
+        ["raw_log", "While planning dinners, I just found out the weekly spending at Whole Foods has adjusted to $115.", MAR, null, null],
+        ["raw_log", "I spend $120 weekly at Whole Foods on Main Street for 5 gluten-free dinners.", MAR, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("a change of another store's spending in the same few words is no update of it", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I spend $120 weekly at Whole Foods on Main Street for 5 gluten-free dinners.", JAN],
+        ["user", "While planning dinners, I just found out the weekly spending at Trader Joe's has adjusted to $115.", FEB]
+      ])
+      expect(marked(yield* retrieve("How much do I spend weekly at Whole Foods on Main Street for my gluten-free dinners?"))).toEqual([
+        ["raw_log", "I spend $120 weekly at Whole Foods on Main Street for 5 gluten-free dinners.", null, null, null],
+        ["raw_log", "While planning dinners, I just found out the weekly spending at Trader Joe's has adjusted to $115.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+})
+
 describe("not one value: nothing moves, nothing is marked", () => {
   it.effect("a question naming what a date is of: a later date of another event about the same thing is no update of it", () =>
     Effect.gen(function* () {
@@ -281,6 +315,19 @@ describe("not one value: nothing moves, nothing is marked", () => {
       expect(marked(yield* retrieve("How many guests are coming to the Christmas Eve dinner?"))).toEqual([
         ["raw_log", "We have 25 guests for the Christmas Eve dinner.", null, null, null],
         ["raw_log", "For the Christmas Eve dinner, we are limiting it to 20 guests coming from close family.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("a value said to be for something else ('for holiday specialty items') is not what the question asks it for", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I spend $120 weekly at Whole Foods on Main Street for 5 gluten-free dinners.", JAN],
+        ["user", "I've been spending $200 weekly at Whole Foods on Main Street for holiday specialty items.", FEB]
+      ])
+      expect(marked(yield* retrieve("How much do I spend weekly at Whole Foods on Main Street for my gluten-free dinners?"))).toEqual([
+        ["raw_log", "I spend $120 weekly at Whole Foods on Main Street for 5 gluten-free dinners.", null, null, null],
+        ["raw_log", "I've been spending $200 weekly at Whole Foods on Main Street for holiday specialty items.", null, null, null]
       ])
     }).pipe(Effect.provide(world()))
   )
