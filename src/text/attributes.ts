@@ -595,8 +595,10 @@ export const askedAttribute = (query: string): ReadonlyArray<string> | null => {
   return null
 }
 
-// A threshold is no value that holds: "to reduce my LDL cholesterol to below 100 mg/dL", "keep it under 200ms".
-const THRESHOLD = /\b(?:to|reach|get|stay|keep|bring|be|goal|target)\s+(?:it\s+)?(?:below|under|above|over|at least|at most|less than|more than|no more than)\s+$/i
+// A threshold is no value that holds: "to reduce my LDL cholesterol to below 100 mg/dL", "keep it under 200ms", and nor is
+// a cap set on it ("keeping it to 10 people", "limit the guest list to 12").
+const THRESHOLD =
+  /\b(?:to|reach|get|stay|keep|bring|be|goal|target)\s+(?:it\s+)?(?:below|under|above|over|at least|at most|less than|more than|no more than)\s+$|\b(?:(?:keep(?:s|ing)?|kept)\s+(?:it|that|this|them|the\s+\w+(?:\s+\w+)?)\s+to|(?:limit(?:s|ing|ed)?|cap(?:s|ping|ped)?)\s+(?:it|that|this|them|the\s+\w+(?:\s+\w+)?)\s+(?:to|at))\s+$/i
 
 /** Whether the value is a threshold aimed at, not one that holds. */
 export const isThreshold = (m: AttributeMention, text: string): boolean => THRESHOLD.test(text.slice(Math.max(0, m.start - 40), m.start))

@@ -190,6 +190,17 @@ describe("what a question asks the value of", () => {
     expect(threshold("My LDL cholesterol recently measured 102 mg/dL.")).toEqual([["102 mg", false]])
     expect(threshold("The login API response time dropped to 180ms.")).toEqual([["180 ms", false]])
   })
+
+  it("a cap set on a value ('keeping it to', 'limit the guest list to', 'cap it at') is a threshold; a count that holds is not", () => {
+    const threshold = (text: string) => attributeMentions(text).map((m) => [m.value, isThreshold(m, text)])
+    expect(threshold("Keeping it to 10 people will make the event more intimate.")).toEqual([["10", true]])
+    expect(threshold("We could limit the guest list to 12 people for the event.")).toEqual([["12", true]])
+    expect(threshold("Let's cap it at 15 guests for the dinner.")).toEqual([["15", true]])
+    // Non-matches: the count said, and a move "to" a value that holds.
+    expect(threshold("I've got 28 people coming to the remembrance event.")).toEqual([["28", false]])
+    expect(threshold("I kept 3 notebooks for the class.")).toEqual([["3", false]])
+    expect(threshold("We increased the guest list to 30 people.")).toEqual([["30", false]])
+  })
 })
 
 describe("template keys", () => {

@@ -230,6 +230,40 @@ describe("the answer states the value", () => {
   )
 })
 
+describe("newer wins: an update in fewer of the question's words", () => {
+  it.effect("'the weekly spending at Whole Foods has adjusted to $115' updates '$120 weekly … for 5 gluten-free dinners'; a later spend for the same dinners does too", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I spend $120 weekly at Whole Foods on Main Street for 5 gluten-free dinners.", JAN],
+        ["user", "While planning dinners, I just found out the weekly spending at Whole Foods has adjusted to $115.", FEB]
+      ])
+      expect(marked(yield* retrieve("How much do I spend weekly at Whole Foods on Main Street for my gluten-free dinners?"))).toEqual([
+        ["raw_log", "While planning dinners, I just found out the weekly spending at Whole Foods has adjusted to $115.", null, "$120", null],
+        ["raw_log", "I spend $120 weekly at Whole Foods on Main Street for 5 gluten-free dinners.", FEB, null, null]
+      ])
+      yield* logAll("s2", [["user", "Now I spend $130 weekly at Whole Foods on Main Street for my gluten-free dinners.", MAR]])
+      expect(marked(yield* retrieve("How much do I spend weekly at Whole Foods on Main Street for my gluten-free dinners?"))).toEqual([
+        ["raw_log", "Now I spend $130 weekly at Whole Foods on Main Street for my gluten-free dinners.", null, "$115", null],
+        ["raw_log", "While planning dinners, I just found out the weekly spending at Whole Foods has adjusted to $115.", MAR, null, null],
+        ["raw_log", "I spend $120 weekly at Whole Foods on Main Street for 5 gluten-free dinners.", MAR, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("a change of another store's spending in the same few words is no update of it", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I spend $120 weekly at Whole Foods on Main Street for 5 gluten-free dinners.", JAN],
+        ["user", "While planning dinners, I just found out the weekly spending at Trader Joe's has adjusted to $115.", FEB]
+      ])
+      expect(marked(yield* retrieve("How much do I spend weekly at Whole Foods on Main Street for my gluten-free dinners?"))).toEqual([
+        ["raw_log", "I spend $120 weekly at Whole Foods on Main Street for 5 gluten-free dinners.", null, null, null],
+        ["raw_log", "While planning dinners, I just found out the weekly spending at Trader Joe's has adjusted to $115.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+})
+
 describe("not one value: nothing moves, nothing is marked", () => {
   it.effect("a question naming what a date is of: a later date of another event about the same thing is no update of it", () =>
     Effect.gen(function* () {
@@ -253,6 +287,47 @@ describe("not one value: nothing moves, nothing is marked", () => {
       expect(marked(yield* retrieve("What is my LDL cholesterol?"))).toEqual([
         ["raw_log", "My LDL cholesterol measured 110 mg/dL.", null, null, null],
         ["raw_log", "I'm trying to reduce my LDL cholesterol to below 100 mg/dL by December.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("a cap set on a value ('keeping it to 10 people', 'limit the list to 12') is no count that holds: the people coming stay current", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I've got 28 people coming to the remembrance event.", JAN],
+        ["user", "Keeping it to 10 people will make the event more intimate.", FEB],
+        ["user", "We could limit the guest list to 12 people for the event.", MAR]
+      ])
+      expect(marked(yield* retrieve("How many people are coming to the event?"))).toEqual([
+        ["raw_log", "I've got 28 people coming to the remembrance event.", null, null, null],
+        ["raw_log", "Keeping it to 10 people will make the event more intimate.", null, null, null],
+        ["raw_log", "We could limit the guest list to 12 people for the event.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("a cap ranked above the count it limits comes after it, unmarked: the count that holds answers 'how many'", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "We have 25 guests for the Christmas Eve dinner.", JAN],
+        ["user", "For the Christmas Eve dinner, we are limiting it to 20 guests coming from close family.", FEB]
+      ])
+      expect(marked(yield* retrieve("How many guests are coming to the Christmas Eve dinner?"))).toEqual([
+        ["raw_log", "We have 25 guests for the Christmas Eve dinner.", null, null, null],
+        ["raw_log", "For the Christmas Eve dinner, we are limiting it to 20 guests coming from close family.", null, null, null]
+      ])
+    }).pipe(Effect.provide(world()))
+  )
+
+  it.effect("a value said to be for something else ('for holiday specialty items') is not what the question asks it for", () =>
+    Effect.gen(function* () {
+      yield* logAll("s1", [
+        ["user", "I spend $120 weekly at Whole Foods on Main Street for 5 gluten-free dinners.", JAN],
+        ["user", "I've been spending $200 weekly at Whole Foods on Main Street for holiday specialty items.", FEB]
+      ])
+      expect(marked(yield* retrieve("How much do I spend weekly at Whole Foods on Main Street for my gluten-free dinners?"))).toEqual([
+        ["raw_log", "I spend $120 weekly at Whole Foods on Main Street for 5 gluten-free dinners.", null, null, null],
+        ["raw_log", "I've been spending $200 weekly at Whole Foods on Main Street for holiday specialty items.", null, null, null]
       ])
     }).pipe(Effect.provide(world()))
   )

@@ -80,6 +80,8 @@ interface Stated {
   readonly words: ReadonlyArray<string>
   /** The index terms of the sentence that states it. */
   readonly sentence: ReadonlySet<string>
+  /** A limit set on the value ("keeping it to 10 people"), not a value that holds: never current, it comes after those that hold. */
+  readonly cap?: boolean
 }
 
 interface AnalyzedSentence {
@@ -132,6 +134,33 @@ const PRONOUN_BEFORE =
 /** The query terms a sentence has. */
 const coveredTerms = (s: AnalyzedSentence, query: ReadonlySet<string>): Array<string> => [...query].filter((t) => s.terms.has(t))
 
+// What a value is for ("$120 per week at Whole Foods for 5 gluten-free dinners"; "How much do I spend … for my
+// gluten-free dinners?"): the words after "for", past determiners and numbers, to the end of the phrase.
+const PURPOSE = /\bfor\s+(?:(?:my|our|your|the|his|her|their|a|an|this|that|these|those|some|all|\d+)\s+)*([a-z][\w-]*(?:\s+[a-z][\w-]*){0,3})/i
+// Where the phrase after a value ends: the clause.
+const CLAUSE_BREAK = /[,;:.!?\n]|\b(?:and|but|so|because|which|while|since|though|although|if|when|is|are|was|were)\b/i
+
+/** The index terms of what the text's first "for" phrase says something is for, or null. */
+const purposeIn = (text: string): ReadonlySet<string> | null => {
+  const m = PURPOSE.exec(text)
+  if (m === null) return null
+  const terms = analyze(m[1]!)
+  return terms.length > 0 ? new Set(terms) : null
+}
+
+/**
+ * Whether a value is said to be for something other than what the question asks it for: "$200 weekly at Whole Foods
+ * for holiday specialty items" when asked what is spent there "for my gluten-free dinners" (no word of either
+ * purpose in the other, nor in the question).
+ */
+const forOtherPurpose = (m: AttributeMention, text: string, asked: ReadonlySet<string> | null, query: ReadonlySet<string>): boolean => {
+  if (asked === null) return false
+  const rest = text.slice(m.end)
+  const brk = CLAUSE_BREAK.exec(rest)
+  const own = purposeIn(brk === null ? rest : rest.slice(0, brk.index))
+  return own !== null && [...own].every((t) => !asked.has(t) && !query.has(t))
+}
+
 /**
  * The candidate's best sentence stating a value of an expected kind whose attribute the query names (of its values,
  * the one the query names most, by attribute and unit). A value of a kind and unit the query gives itself is what
@@ -144,9 +173,12 @@ const statedValue = (
   kinds: ReadonlySet<string> | null,
   given: ReadonlyArray<AttributeMention>,
   asked: ReadonlyArray<string> | null,
-  asksThreshold: boolean
+  asksThreshold: boolean,
+  purpose: ReadonlySet<string> | null
 ): Stated | null => {
   let best: Stated | null = null
+  // The best sentence that states only a limit set on such a value; a value that holds comes first.
+  let capped: Stated | null = null
   for (const s of sentences) {
     const covered = coveredTerms(s, query).length
     // A statement sharing no word with the query is never compared.
@@ -156,13 +188,16 @@ const statedValue = (
     // Of its values, the one whose attribute and unit the query names most ("per minute" asks for requests/minute, not a version).
     let chosen: Stated | null = null
     let named = -1
+    let cap: Stated | null = null
+    let capNamed = -1
     // Most dates mark events: a date is of what the question asks about only where the sentence names it
     // (the series' deadline, not the day its views passed 50,000).
     const namesAsked = asked === null || asked.some((w) => s.terms.has(w))
     for (const m of mentionsOf(s)) {
       if (kinds !== null && !kinds.has(m.kind)) continue
       if (!namesAsked && (m.kind === "date" || m.kind === "time")) continue
-      if (!namesThing(m) || given.some((g) => g.kind === m.kind && g.unit === m.unit) || isAimed(m, s.text) || (!asksThreshold && isThreshold(m, s.text))) continue
+      if (!namesThing(m) || given.some((g) => g.kind === m.kind && g.unit === m.unit) || isAimed(m, s.text) || forOtherPurpose(m, s.text, purpose, query)) continue
+      const limit = !asksThreshold && isThreshold(m, s.text)
       // "I've set it to 100 requests/minute": the value is of what "it" stands for, which the words read before
       // it are not; the sentence's words of what the question asks about name it, when it says them.
       const pronoun = PRONOUN_BEFORE.test(s.text.slice(Math.max(0, m.start - 40), m.start))
@@ -171,11 +206,14 @@ const statedValue = (
       const shared = words.filter((w) => query.has(w)).length
       if (shared === 0) continue
       const score = shared + unitWords(m.unit).filter((w) => query.has(w)).length
-      if (score > named) [chosen, named] = [{ mention: m, coverage, words, sentence: s.terms }, score]
+      if (limit) {
+        if (score > capNamed) [cap, capNamed] = [{ mention: m, coverage, words, sentence: s.terms, cap: true }, score]
+      } else if (score > named) [chosen, named] = [{ mention: m, coverage, words, sentence: s.terms }, score]
     }
     if (chosen !== null) best = chosen
+    else if (cap !== null && (capped === null || coverage > capped.coverage)) capped = cap
   }
-  return best
+  return best ?? capped
 }
 
 /**
@@ -190,7 +228,11 @@ const sameValueAs = (s: Stated, anchor: Stated, query: ReadonlySet<string>, aske
   if (s.mention.kind !== anchor.mention.kind || !sameMeasure(s.mention.unit, anchor.mention.unit)) return false
   if (!s.words.every((w) => query.has(w) || anchor.words.includes(w) || anchor.sentence.has(w))) return false
   const named = asked !== null && asked.length > 0 && asked.every((w) => s.words.includes(w))
-  return s.coverage >= (named ? NAMED_COVERAGE_RATIO : COVERAGE_RATIO) * anchor.coverage
+  // A value said to have changed, of the very attribute the anchor gives ("the weekly spending at Whole Foods has
+  // adjusted to $115" beside "spending $120 per week at Whole Foods on Main Street for 5 gluten-free dinners"), is
+  // one of its values in fewer of the question's words.
+  const changed = s.mention.cue && sameAttribute(s.mention, anchor.mention)
+  return s.coverage >= (named || changed ? NAMED_COVERAGE_RATIO : COVERAGE_RATIO) * anchor.coverage
 }
 
 // What is denied ends with its clause ("I have never upgraded any furniture in my living room, which seems weird"),
@@ -448,29 +490,33 @@ export const newerWins = <A extends Said>(
   const askedWords = askedAttribute(query)
   const asked = askedWords === null ? null : analyze(askedWords.join(" "))
   const asksThreshold = THRESHOLD_QUERY.test(query)
+  const purpose = purposeIn(query)
   const stated = ranked
     .slice(0, n)
-    .map((c) => (c.said === true && c.at !== undefined ? statedValue(sentencesOf(c.content), terms, kinds, given, asked, asksThreshold) : null))
+    .map((c) => (c.said === true && c.at !== undefined ? statedValue(sentencesOf(c.content), terms, kinds, given, asked, asksThreshold, purpose) : null))
   // A value of the kind the question asks for, of the thing it asks about by name ("the pegboard installation that
   // was completed on September 18" for "When was the wall-mounted pegboard … installed …?"), sets the slot on less.
   const thing = asked === null ? null : asked[asked.length - 1]!
   let reordered = false
   const anchorAt = stated.findIndex(
-    (s) => s !== null && (s.coverage >= MIN_COVERAGE || (kinds !== null && thing !== null && s.words.includes(thing) && s.coverage >= MIN_NAMED_COVERAGE))
+    (s) => s !== null && s.cap !== true && (s.coverage >= MIN_COVERAGE || (kinds !== null && thing !== null && s.words.includes(thing) && s.coverage >= MIN_NAMED_COVERAGE))
   )
   if (anchorAt >= 0) {
     const anchor = stated[anchorAt]!
     const members = stated.flatMap((s, i) => (s !== null && (i === anchorAt || sameValueAs(s, anchor, terms, asked)) ? [i] : []))
-    if (new Set(members.map((i) => stated[i]!.mention.value)).size >= 2) {
+    // A limit set on the value ("keeping it to 10 people") is no value of it: the values that hold come first, then the limits, each as ranked.
+    const held = members.filter((i) => stated[i]!.cap !== true)
+    const caps = members.filter((i) => stated[i]!.cap === true)
+    if (new Set(held.map((i) => stated[i]!.mention.value)).size >= 2) {
       reordered = true
       const at = (i: number) => ranked[i]!.at!
       const value = (i: number) => stated[i]!.mention.value
-      const byTime = [...members].sort((a, b) => (at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : a - b))
+      const byTime = [...held].sort((a, b) => (at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : a - b))
       // A value holds from its latest statement: the statements of the current value (its first one and its
       // restatements alike) come first, as they ranked; then each older value, the most recently said first.
       const latest = new Map<string, string>()
       for (const i of byTime) if (!latest.has(value(i))) latest.set(value(i), at(i))
-      const byValue = [...members].sort((a, b) => {
+      const byValue = [...held].sort((a, b) => {
         const [la, lb] = [latest.get(value(a))!, latest.get(value(b))!]
         return la !== lb ? (lb < la ? -1 : 1) : value(a) === value(b) ? a - b : at(b) < at(a) ? -1 : at(b) > at(a) ? 1 : a - b
       })
@@ -478,11 +524,14 @@ export const newerWins = <A extends Said>(
       const newest = byTime.find((i) => value(i) === current)!
       const older = byTime.find((i) => value(i) !== current)!
       // Current value first; in time order when history is asked for; where they ranked when the question is about the past.
-      const order = includeHistory ? [...byTime].reverse() : asRanked ? members : byValue
+      const order = includeHistory ? [...[...byTime].reverse(), ...caps] : asRanked ? members : [...byValue, ...caps]
       members.forEach((pos, j) => (out[pos] = ranked[order[j]!]!))
       const now = ranked[newest]!
       Object.assign(ranked[byValue[0]!]!, { updated: { at: now.at!, before: value(older), beforeAt: at(older) } })
-      for (const i of members) if (value(i) !== current) Object.assign(ranked[i]!, { supersededBy: { at: now.at!, ...refOf(now) } })
+      for (const i of held) if (value(i) !== current) Object.assign(ranked[i]!, { supersededBy: { at: now.at!, ...refOf(now) } })
+    } else if (caps.length > 0 && !asRanked && !includeHistory) {
+      const order = [...held, ...caps]
+      members.forEach((pos, j) => (out[pos] = ranked[order[j]!]!))
     }
     if (!asRanked && !includeHistory) {
       // The answer states a value: a statement of the user's about the same thing that states none, or an assistant
@@ -507,7 +556,7 @@ export const newerWins = <A extends Said>(
   // an earlier one gives a value of, may still be the update, when
   // the question asks for a value (by its wording, or by naming what one is of that a candidate states).
   if (!reordered && (kinds !== null || (asked !== null && anchorAt >= 0)) && !AGGREGATE.test(query) && !asRanked && !includeHistory) {
-    cuedUpdate(out, terms, sentencesOf, anchorAt >= 0 ? stated[anchorAt]!.mention : null, kinds, lookedUp ? undefined : lookup)
+    cuedUpdate(out, terms, sentencesOf, anchorAt >= 0 ? stated[anchorAt]!.mention : null, kinds, purpose, lookedUp ? undefined : lookup)
   }
   return out
 }
@@ -539,7 +588,8 @@ const coveredBy = (
   sentences: ReadonlyArray<AnalyzedSentence>,
   query: ReadonlySet<string>,
   like: AttributeMention | null,
-  kinds: ReadonlySet<string> | null
+  kinds: ReadonlySet<string> | null,
+  purpose: ReadonlySet<string> | null
 ) => {
   let best: Array<string> = []
   let sentence = ""
@@ -549,7 +599,7 @@ const coveredBy = (
     const covered = coveredTerms(s, query)
     if (covered.length > best.length) [best, sentence] = [covered, s.text]
     if (covered.length === 0) continue
-    for (const m of mentionsOf(s)) if (namedValue(m, s.text, like, kinds)) named.push(m)
+    for (const m of mentionsOf(s)) if (namedValue(m, s.text, like, kinds) && !forOtherPurpose(m, s.text, purpose, query)) named.push(m)
     if (!CHANGE_CUE.test(s.text) || !saysNumber(s.text)) continue
     if (like !== null && !mentionsOf(s).some((m) => m.kind === like.kind && sameMeasure(m.unit, like.unit)) && !saysMeasure(s.text, like)) continue
     for (const t of covered) cued.add(t)
@@ -592,10 +642,11 @@ const cuedUpdate = <A extends Said>(
   sentencesOf: SentencesOf,
   like: AttributeMention | null,
   kinds: ReadonlySet<string> | null,
+  purpose: ReadonlySet<string> | null,
   lookup: OwnLinesLookup<A> | undefined
 ): void => {
   const n = Math.min(out.length, CUE_TOP)
-  const covered = out.slice(0, n).map((c) => (c.said === true && c.at !== undefined ? coveredBy(sentencesOf(c.content), query, like, kinds) : null))
+  const covered = out.slice(0, n).map((c) => (c.said === true && c.at !== undefined ? coveredBy(sentencesOf(c.content), query, like, kinds, purpose) : null))
   const updates = (earlier: Covered, later: Covered) =>
     earlier.best.filter((t) => later.cued.has(t)).length >= CUE_SHARE * earlier.best.length ||
     // Said in other words, but of the attribute the earlier statement names, with another value.
@@ -625,7 +676,7 @@ const cuedUpdate = <A extends Said>(
   const earlier = covered[i]!
   const changes = (x: A) => {
     if (x.said !== true || x.at === undefined || x.at <= out[i]!.at!) return false
-    const later = coveredBy(sentencesOf(x.content), query, like, kinds)
+    const later = coveredBy(sentencesOf(x.content), query, like, kinds, purpose)
     return (later.cued.size > 0 || later.named.length > 0) && updates(earlier, later)
   }
   const below = out.findIndex((x, at) => at >= n && changes(x))
