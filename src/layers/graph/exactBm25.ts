@@ -268,6 +268,8 @@ const mthHighest = (values: Float64Array, count: number, m: number): number => {
 // Scratch reused by every call (single-threaded, synchronous): scores so far by rowid, and their rowids.
 let scratch = new Float64Array(0)
 let touched = new Int32Array(0)
+// Scores copied out for the m-th best (quickselect reorders them).
+let picked = new Float64Array(0)
 
 /**
  * MaxScore over the query terms' postings (rowids, one entry per occurrence, ascending) when every matching
@@ -310,6 +312,7 @@ export const maxScoreTop = (
   if (maxRid < 0) return { hits: [], floor: -Infinity }
   if (scratch.length <= maxRid) scratch = new Float64Array(Math.max(maxRid + 1, 2 * scratch.length))
   if (touched.length < total) touched = new Int32Array(Math.max(total, 2 * touched.length))
+  if (picked.length < total) picked = new Float64Array(Math.max(total, 2 * picked.length))
   const acc = scratch
   const order = Array.from({ length: nt }, (_, t) => t).sort((x, y) => bound[y]! - bound[x]! || x - y)
   // rest[j]: the bounds of order[j..] summed (with room for rounding).
@@ -326,7 +329,7 @@ export const maxScoreTop = (
   let theta = -Infinity
   let pruned = false
   let best = 0
-  const values = new Float64Array(total)
+  const values = picked
   for (; j < nt; j++) {
     // The m-th best so far is at most the best: worth finding only when the terms left bound below that.
     if (count >= m && rest[j]! < best) {

@@ -660,8 +660,6 @@ const rankRawLog = (
     }
     return yes
   }
-  // A question asking for a named person's things of one kind (kindsAsked.ts).
-  const kind = tuning.kindGroup > 0 ? kindAsked(req.query) : null
   const score = (key: string) => {
     let s = own.get(key)
     if (s === undefined) {
@@ -726,14 +724,6 @@ const rankRawLog = (
   const aboutThem = namedAuthors === 1 && tuning.reactionShare < 1 && !FIRST_PERSON.test(req.query)
   const reactionShare = (doc: RawDoc) =>
     aboutThem && doc.author !== null && authorNamed(doc.author) && !FIRST_PERSON.test(withoutNote(doc.content)) ? tuning.reactionShare : 1
-  // The things of the kind asked that a named person's line mentions.
-  const mentions = new Map<string, ReadonlyArray<string>>()
-  const kindWords = (doc: RawDoc): ReadonlyArray<string> => {
-    if (kind === null || !authorNamed(doc.author)) return []
-    let found = mentions.get(doc.key)
-    if (found === undefined) mentions.set(doc.key, (found = kindWordsIn(doc.content, kind)))
-    return found
-  }
   const hasQueryWord = (key: string | null) => key !== null && candidates.has(key) && score(key).lex > 0
   const scored: Array<{ doc: RawDoc; total: number; s: { lex: number; sim: number }; context: number }> = []
   let top = 0
@@ -770,13 +760,15 @@ const rankRawLog = (
     trace: { semanticSim: s.sim, lexicalScore: s.lex, strength: 0, confidence: 0, statusBonus: 1, association: context } satisfies Trace
   }))
   ranked.sort((a, b) => b.score - a.score || (a.doc.key < b.doc.key ? -1 : 1))
-  // The group lists things: a line joins it (best first) when it mentions one that no line before it did.
+  // A question asking for a named person's things of one kind (kindsAsked.ts): the group lists things, a line of
+  // theirs joining it (best first) when it mentions one that no line before it did.
   const kindGroup: Array<Ranked> = []
-  if (kind !== null && namedAuthors > 0 && tuning.kindGroup > 0) {
+  const kind = tuning.kindGroup > 0 && namedAuthors > 0 ? kindAsked(req.query) : null
+  if (kind !== null) {
     const listed = new Set<string>()
     for (const { doc, score, trace } of ranked) {
       if (kindGroup.length >= tuning.kindGroup) break
-      const things = kindWords(doc)
+      const things = authorNamed(doc.author) ? kindWordsIn(doc.content, kind) : []
       if (things.every((t) => listed.has(t))) continue
       for (const t of things) listed.add(t)
       kindGroup.push(rawCandidate(doc, score, req.trace ? trace : undefined))
