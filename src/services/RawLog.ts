@@ -34,10 +34,11 @@ export interface RawLogShape {
   /** Every entry of a session in index order; a torn last line is skipped with a warning. Unknown session: []. */
   readonly read: (sessionId: string) => Effect.Effect<ReadonlyArray<RawLogEntry>, StorageError | CorruptFile>
   /**
-   * The entries appended to a session's log since `at` (a position an earlier call returned), in index order,
-   * or all of them (`whole`) when `at` is null or the log was replaced or rewritten meanwhile. A long-lived
-   * reader keeps the position so that a prompt costs what it appended, not the session's length. Optional:
-   * without it, readers use `read`.
+   * The entries appended to a session's log since `at` (a position an earlier call returned, in this process
+   * or another, on this data dir or the one it was copied from), in index order, or all of them (`whole`)
+   * when `at` is null or the log was rewritten before the position meanwhile. A long-lived reader keeps the
+   * position so that a prompt costs what it appended, not the session's length. Optional: without it,
+   * readers use `read`.
    */
   readonly readSince?: (
     sessionId: string,

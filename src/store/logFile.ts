@@ -183,7 +183,7 @@ export const readFirstLine = (file: string, max = 1024 * 1024): string => {
 export interface LogRead extends ParsedLog {
   /** Where the next read continues (opaque: the file's identity, how far it was read, a digest of those bytes). */
   readonly at: string
-  /** True when the whole log was parsed (no position, or the file was replaced, shrank or changed before it). */
+  /** True when the whole log was parsed (no position, or the file shrank or changed before it). */
   readonly whole: boolean
 }
 
@@ -206,9 +206,10 @@ const decodePosition = (s: string | null): Position | null => {
 
 /**
  * Reads a log from where an earlier read stood (`at`), parsing only the whole lines appended since; the whole
- * log when `at` is null or the file is another one, shorter, or not the same bytes up to the position (a
- * digest of them, hashed far faster than lines are parsed). A missing file is an empty log. Damaged line
- * numbers count from the file's start.
+ * log when `at` is null or the file is shorter or not the same bytes up to the position (a digest of them,
+ * hashed far faster than lines are parsed). Another file with the same bytes up to a position past its start
+ * (the log of a copied or restored data dir, or one replaced by a copy of itself) reads on from there too.
+ * A missing file is an empty log. Damaged line numbers count from the file's start.
  */
 export const readLogFrom = (file: string, at: string | null): LogRead => {
   let buf: Buffer
@@ -230,7 +231,7 @@ export const readLogFrom = (file: string, at: string | null): LogRead => {
   const from = decodePosition(at)
   const hash = createHash("sha1")
   let resume = false
-  if (from !== null && from.file === id && from.offset <= buf.length) {
+  if (from !== null && (from.file === id || from.offset > 0) && from.offset <= buf.length) {
     hash.update(buf.subarray(0, from.offset))
     resume = hash.copy().digest("hex") === from.digest
   }

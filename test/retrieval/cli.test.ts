@@ -37,8 +37,8 @@ describe("awhm query", () => {
     expect(results.every((x) => !String(x.content).includes("Python"))).toBe(true)
     expect(results.every((x) => Array.isArray(x.sourceRefs) && (x.sourceRefs as Array<unknown>).length > 0)).toBe(true)
     expect(results.every((x) => x.trace === undefined)).toBe(true)
-    // The raw-log index, the messages' embeddings and the graph's vectors are kept for the next process.
-    expect(fs.readdirSync(path.join(dataDir, "index")).sort()).toEqual(["graph-vectors.bin", "rawlog-vectors.bin", "rawlog.bin"])
+    // The raw-log index (and where it stood in each log), the messages' embeddings and the graph's vectors are kept for the next process.
+    expect(fs.readdirSync(path.join(dataDir, "index")).sort()).toEqual(["graph-vectors.bin", "rawlog-positions", "rawlog-vectors.bin", "rawlog.bin"])
   })
 
   it("--as-of answers with what was true then; --include-history --trace shows both with features", async () => {

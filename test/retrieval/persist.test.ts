@@ -49,7 +49,7 @@ describe("index kept between processes", () => {
       }).pipe(Effect.provide(processLayer(dir, first)))
       expect(before).toContain("the backup bucket is s3://nightly-archive")
       // Embeddings are worth keeping at once; one graph node is cheaper to re-index than to save.
-      expect(fs.readdirSync(indexDir(dir)).sort()).toEqual(["rawlog-vectors.bin", "rawlog.bin"])
+      expect(fs.readdirSync(indexDir(dir)).sort()).toEqual(["rawlog-positions", "rawlog-vectors.bin", "rawlog.bin"])
       // Both logged messages were embedded once (plus the query).
       expect(first.calls.flat().filter((t) => t !== "backup bucket").length).toBe(2)
 

@@ -71,14 +71,14 @@ describe("a whole process follows the raw log's change journal from where the sa
       const saved = fileIdentity(dir)
       // The next one reads nothing: the journal names no change since the saved index's mark.
       expect(yield* run("deploy freeze")).toEqual({ answer: ["the deploy freeze starts friday"], calls: [] })
-      // A write through awhm: only that session is looked at.
+      // A write through awhm: only that session is looked at, from where the saved index stood in its log.
       yield* other("s2", "the deploy freeze moved to monday")
-      expect(yield* run("freeze monday")).toEqual({ answer: ["the deploy freeze moved to monday"], calls: ["read s2", "stat s2"] })
+      expect(yield* run("freeze monday")).toEqual({ answer: ["the deploy freeze moved to monday"], calls: ["read s2 since", "stat s2"] })
       // A new session's first message through awhm (its log created, the folder changed): the journal vouches
       // for the new log, so only the sessions it names since the saved index are looked at (s2's change too), no
       // listing of every log (a new Claude Code session's first prompt).
       yield* other("s4", "the parking garage closes at nine")
-      expect(yield* run("parking garage")).toEqual({ answer: ["the parking garage closes at nine"], calls: ["read s2", "read s4", "stat s2", "stat s4"] })
+      expect(yield* run("parking garage")).toEqual({ answer: ["the parking garage closes at nine"], calls: ["read s2 since", "read s4", "stat s2", "stat s4"] })
       // A log another program created (no journal line): the logs folder changed, so every log is listed; the
       // index is not rewritten: a note beside it names the sessions it is behind on, and the next process reads
       // those (the two the journal had named, and the new one) and lists nothing.
@@ -87,7 +87,7 @@ describe("a whole process follows the raw log's change journal from where the sa
       expect(third.answer).toEqual(["the office wifi password rotates monthly"])
       expect(third.calls.filter((c) => c === "list" || c === "read s3")).toEqual(["list", "read s3"])
       expect(fileIdentity(dir)).toBe(saved)
-      const behind = ["read s2", "read s3", "read s4", "stat s2", "stat s3", "stat s4"]
+      const behind = ["read s2 since", "read s3", "read s4", "stat s2", "stat s3", "stat s4"]
       expect(yield* run("wifi password")).toEqual({ answer: ["the office wifi password rotates monthly"], calls: behind })
 
       // Another program appends to a log in place (no journal line, the folder unchanged): seen at the
@@ -97,14 +97,14 @@ describe("a whole process follows the raw log's change journal from where the sa
       vi.setSystemTime(Date.now() + FULL_LISTING_MS + 1000)
       const late = yield* run("guest wifi lobby")
       expect(late.answer).toEqual(["the guest wifi network is called lobby"])
-      expect(late.calls.filter((c) => c === "list" || c === "read s1")).toEqual(["list", "read s1"])
-      expect(yield* run("guest wifi lobby")).toEqual({ answer: ["the guest wifi network is called lobby"], calls: ["read s1", ...behind, "stat s1"].sort() })
+      expect(late.calls.filter((c) => c === "list" || c.startsWith("read s1"))).toEqual(["list", "read s1 since"])
+      expect(yield* run("guest wifi lobby")).toEqual({ answer: ["the guest wifi network is called lobby"], calls: ["read s1 since", ...behind, "stat s1"].sort() })
       // Five minutes on, a listing that finds nothing new says so beside the index instead of rewriting it.
       vi.setSystemTime(Date.now() + FULL_LISTING_MS + 1000)
       expect((yield* run("deploy freeze")).calls.filter((c) => c === "list")).toEqual(["list"])
       expect(JSON.parse(fs.readFileSync(listed, "utf8")).behind.sort()).toEqual(["s1", "s2", "s3", "s4"])
       expect(fileIdentity(dir)).toBe(saved)
-      expect(yield* run("freeze monday")).toEqual({ answer: ["the deploy freeze moved to monday"], calls: ["read s1", ...behind, "stat s1"].sort() })
+      expect(yield* run("freeze monday")).toEqual({ answer: ["the deploy freeze moved to monday"], calls: ["read s1 since", ...behind, "stat s1"].sort() })
     })
   )
 
@@ -133,6 +133,19 @@ describe("a whole process follows the raw log's change journal from where the sa
     })
   )
 })
+
+/** 300 sessions of one line each, written by another program, and a first process that lists and reads them all and saves the index. */
+const ticketLogs = (dir: string) =>
+  Effect.gen(function* () {
+    aheadOfFiles()
+    fs.mkdirSync(path.join(dir, "logs"), { recursive: true })
+    const sids = Array.from({ length: 300 }, (_, i) => `t${i}`)
+    for (const sid of sids) fs.writeFileSync(path.join(dir, "logs", `${sid}.jsonl`), line(sid, 0, `ticket ${sid} is about the printer`))
+    const calls: Array<string> = []
+    const run = (query: string) => ask(processLayer(dir, calls), calls, query)
+    expect((yield* run("ticket t7")).calls.length).toBe(301) // list, then read each of 300 logs
+    return { sids, calls, run }
+  })
 
 describe("a saved index that is current but for a few logs is not rewritten (at 1M messages a rewrite costs ~10 s)", () => {
   afterEach(() => {
@@ -207,33 +220,54 @@ describe("a saved index that is current but for a few logs is not rewritten (at 
       vi.setSystemTime(Date.now() + FULL_LISTING_MS + 1000)
       const state = new RetrieverState(null, { k1: 1.5, b: 0.75 }) // the configuration's defaults
       const listing = yield* ask(countedRawLogRetriever(dir, calls, true, state), calls, "guest wifi lobby")
-      expect(listing).toEqual({ answer: ["the guest wifi network is called lobby"], calls: ["list", "read s1"] })
+      expect(listing).toEqual({ answer: ["the guest wifi network is called lobby"], calls: ["list", "read s1 since"] })
       expect(state.rawView.unsaved).toEqual({ indexed: 1, removed: false })
       expect(fileIdentity(dir)).toBe(saved)
       expect(yield* ask(processLayer(dir, calls), calls, "guest wifi lobby")).toEqual({
         answer: ["the guest wifi network is called lobby"],
-        calls: ["read s1", "stat s1"]
+        calls: ["read s1 since", "stat s1"]
       })
     })
   )
-  it.scoped("a listing that read more than 256 sessions again saves the index instead of naming them all", () =>
+  it.scoped("logs copied without their times (same text, new modification times) are read on from where the index stood, not rewritten", () =>
     Effect.gen(function* () {
       const dir = yield* scopedTempDir("awhm-touched-")
-      aheadOfFiles()
-      fs.mkdirSync(path.join(dir, "logs"), { recursive: true })
-      const sids = Array.from({ length: 300 }, (_, i) => `t${i}`)
-      for (const sid of sids) fs.writeFileSync(path.join(dir, "logs", `${sid}.jsonl`), line(sid, 0, `ticket ${sid} is about the printer`))
-      const calls: Array<string> = []
-      const run = (query: string) => ask(processLayer(dir, calls), calls, query)
-      expect((yield* run("ticket t7")).calls.length).toBe(301) // list, then read each of 300 logs
-      const saved = fileIdentity(dir)
-      // Every log's time changed, its text not (copied by a tool that does not keep times): all read again at the next listing.
-      const touched = new Date(Date.now() - 30_000)
-      for (const sid of sids) fs.utimesSync(path.join(dir, "logs", `${sid}.jsonl`), touched, touched)
+      const { sids, calls } = yield* ticketLogs(dir)
+      // The data dir copied by a tool that does not keep times (`cp -r`): every log is another file with a new
+      // modification time and the same text. Each is read on from where the saved index stood (nothing new), and
+      // the index is not rewritten.
+      const copy = yield* scopedTempDir("awhm-touched-copy-")
+      fs.cpSync(dir, copy, { recursive: true })
+      const saved = fileIdentity(copy)
+      const inCopy = (query: string) => ask(processLayer(copy, calls), calls, query)
+      const listing = yield* inCopy("ticket t7")
+      expect(listing).toEqual({ answer: ["ticket t7 is about the printer"], calls: ["list", ...sids.map((sid) => `read ${sid} since`).sort()] })
+      expect(fileIdentity(copy)).toBe(saved)
+      // The note beside it carries the new times: the next process reads nothing, nor does the next listing.
+      expect(yield* inCopy("ticket t7")).toEqual({ answer: ["ticket t7 is about the printer"], calls: [] })
       vi.setSystemTime(Date.now() + FULL_LISTING_MS + 1000)
-      expect((yield* run("ticket t7")).calls.length).toBe(301)
+      expect(yield* inCopy("ticket t9")).toEqual({ answer: ["ticket t9 is about the printer"], calls: ["list"] })
+      expect(yield* inCopy("ticket t9")).toEqual({ answer: ["ticket t9 is about the printer"], calls: [] })
+      expect(fileIdentity(copy)).toBe(saved)
+      // A log edited in place in the copy, at the same length (its digest differs): read whole again.
+      const edited = path.join(copy, "logs", "t9.jsonl")
+      fs.writeFileSync(edited, fs.readFileSync(edited, "utf8").replace("printer", "plotter"))
+      vi.setSystemTime(Date.now() + FULL_LISTING_MS + 1000)
+      expect(yield* inCopy("ticket t9")).toEqual({ answer: ["ticket t9 is about the plotter"], calls: ["list", "read t9"] })
+    })
+  )
+
+  it.scoped("a listing that read more than 256 sessions again saves the index instead of naming them all", () =>
+    Effect.gen(function* () {
+      const dir = yield* scopedTempDir("awhm-grown-many-")
+      const { sids, run } = yield* ticketLogs(dir)
+      const saved = fileIdentity(dir)
+      // Another program adds a line to every log: all read again (their new lines) at the next listing, and saved.
+      for (const sid of sids) fs.appendFileSync(path.join(dir, "logs", `${sid}.jsonl`), line(sid, 1, `ticket ${sid} was closed by the helpdesk`))
+      vi.setSystemTime(Date.now() + FULL_LISTING_MS + 1000)
+      expect((yield* run("ticket t7 closed")).calls.length).toBe(301)
       expect(fileIdentity(dir)).not.toBe(saved)
-      expect(yield* run("ticket t7")).toEqual({ answer: ["ticket t7 is about the printer"], calls: [] })
+      expect(yield* run("ticket t7 closed")).toEqual({ answer: ["ticket t7 was closed by the helpdesk"], calls: [] })
     })
   )
 })

@@ -262,8 +262,16 @@ export class RawLogView {
   lexical: LexicalIndex
   /** What the view knew of each session's log when it last read it. */
   sessions = new SessionMarks()
-  /** Where the view stands in the logs it read through RawLog.readSince (this process only, never saved). */
+  /** Where the view stands in the logs it read through RawLog.readSince in this process (saved sessions: savedPositions). */
   readonly positions = new Map<string, string>()
+  /** The saved copy's sessions' positions (savedPositions.ts), read when first asked for; null: none. */
+  private savedPositions: (() => ((session: number) => string | null) | null) | null = null
+  /**
+   * Saved sessions whose logs were found as the saved copy has them at another modification time (a copied
+   * data dir) since it was restored or saved, by their place in the copy: a note beside the copy carries
+   * their marks to the next processes (persist.ts), so neither they nor a save read the logs again.
+   */
+  readonly remarked = new Map<number, SessionMark>()
   /** Message vectors for vectorModel by message key (score one with `vectors.score`). */
   vectors: VectorIndex | null = null
   vectorModel: string | null = null
@@ -428,6 +436,35 @@ export class RawLogView {
     return true
   }
 
+  /** Reads the saved copy's positions (savedPositions.ts) with `load`, once, when first asked for. */
+  useSavedPositions(load: () => ((session: number) => string | null) | null): void {
+    let table: ((session: number) => string | null) | null | undefined
+    this.savedPositions = () => (table === undefined ? (table = load()) : table)
+  }
+
+  /** Where the view stands in a session's log (a RawLog.readSince position), or null when it does not know. */
+  positionOf(sessionId: string): string | null {
+    const own = this.positions.get(sessionId)
+    if (own !== undefined || this.savedPositions === null || !this.docs.isSaved(sessionId)) return own ?? null
+    const i = this.sessions.savedIndexOf(sessionId)
+    return i < 0 ? null : (this.savedPositions()?.(i) ?? null)
+  }
+
+  /** The remarked sessions as a note beside the saved copy carries them (persist.ts Listed.remarked). */
+  remarkedTriples(): Array<number> {
+    return Array.from(this.remarked, ([i, mark]) => [i, mark.mtimeMs, mark.readAt]).flat()
+  }
+
+  /** Each session's position in the order toBinary saves them ("" for none). */
+  positionsInOrder(): Array<string> {
+    return Array.from(this.sessions.keys(), (sid) => this.positionOf(sid) ?? "")
+  }
+
+  /** Sets the mark of saved session i, whose log was found as the saved copy has it. */
+  remark(i: number, mark: SessionMark): void {
+    if (this.sessions.remarkSaved(i, mark)) this.remarked.set(i, mark)
+  }
+
   /** True when the session's log must be read again (new, modified, or modified too close to the last read). */
   isStale(sessionId: string, mtimeMs: number): boolean {
     const mark = this.sessions.get(sessionId)
@@ -482,13 +519,22 @@ export class RawLogView {
    * after every message it holds: then the log is to be read whole.
    */
   appendToSession(sessionId: string, entries: ReadonlyArray<RawLogEntry>, mark: SessionMark): boolean | null {
-    const keys = this.heldKeys.get(sessionId)
-    if (keys === undefined || !this.sessions.has(sessionId)) return null
-    let last = keys.length === 0 ? -1 : this.docs.get(keys[keys.length - 1]!)!.index
+    const held = this.heldKeys.get(sessionId)
+    const saved = held === undefined && this.docs.isSaved(sessionId) ? this.sessions.savedIndexOf(sessionId) : -1
+    if ((held === undefined && saved < 0) || !this.sessions.has(sessionId)) return null
+    const before = held === undefined ? this.docs.savedIndexes(sessionId) : null
+    let last = held !== undefined ? (held.length === 0 ? -1 : this.docs.get(held[held.length - 1]!)!.index) : (before!.at(-1) ?? -1)
     for (const e of entries) {
       if (e.index <= last) return null
       last = e.index
     }
+    if (entries.length === 0 && held === undefined) {
+      // Nothing after what the saved copy holds (its log copied, restored or touched): only the mark moves.
+      this.remark(saved, mark)
+      return false
+    }
+    const keys = held ?? this.docs.takeOver(sessionId)
+    this.heldKeys.set(sessionId, keys)
     for (const e of entries) {
       const key = refKey(sessionId, e.index)
       this.addDoc(sessionId, key, e)

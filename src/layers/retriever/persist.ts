@@ -11,6 +11,7 @@ import { appendNoFollow, openNoFollow, withFileNoFollow } from "../../store/noFo
 import { useFileImage } from "../../search/binaryImage.js"
 import { VectorIndex } from "../../search/VectorIndex.js"
 import type { RawLogView } from "./RawLogView.js"
+import { positionsBytes, positionsFile, readPositions } from "./savedPositions.js"
 
 export interface PersistTarget {
   readonly dataDir: string
@@ -38,7 +39,17 @@ export interface Listed {
   readonly mark: string | null
   /** Sessions whose logs the saved view is behind on (read again by whoever restores it). */
   readonly behind: ReadonlyArray<string>
+  /**
+   * Saved sessions whose logs were found as the view has them at another modification time (a copied data dir),
+   * as [place in the saved view, mtimeMs, readAt] triples, flat: whoever restores the view takes these marks.
+   */
+  readonly remarked: ReadonlyArray<number>
 }
+
+/** A note's remarked triples, or null when they are not such. */
+const remarkedOf = (value: unknown): ReadonlyArray<number> | null =>
+  value === undefined ? [] : Array.isArray(value) && value.length % 3 === 0 && value.every((n) => typeof n === "number" && Number.isFinite(n)) ? value : null
+
 
 /** The note about the saved view `id`, or null when there is none about it. */
 const listedOf = (dataDir: string, id: string): Listed | null => {
@@ -47,13 +58,14 @@ const listedOf = (dataDir: string, id: string): Listed | null => {
     if (!text.startsWith("{")) {
       const [said, at] = text.split(" ")
       const ms = Number(at)
-      return said === id && Number.isFinite(ms) ? { listedAt: ms, mark: null, behind: [] } : null
+      return said === id && Number.isFinite(ms) ? { listedAt: ms, mark: null, behind: [], remarked: [] } : null
     }
-    const note = JSON.parse(text) as { id?: unknown; listedAt?: unknown; mark?: unknown; behind?: unknown }
+    const note = JSON.parse(text) as { id?: unknown; listedAt?: unknown; mark?: unknown; behind?: unknown; remarked?: unknown }
     const { listedAt, mark, behind } = note
     if (note.id !== id || typeof listedAt !== "number" || !Number.isFinite(listedAt) || typeof mark !== "string") return null
     if (!Array.isArray(behind) || !behind.every((s): s is string => typeof s === "string")) return null
-    return { listedAt, mark, behind }
+    const remarked = remarkedOf(note.remarked)
+    return remarked === null ? null : { listedAt, mark, behind, remarked }
   } catch {
     return null
   }
@@ -66,7 +78,7 @@ const listedOf = (dataDir: string, id: string): Listed | null => {
  */
 export const noteListed = (target: PersistTarget, id: string, listed: Listed): void => {
   try {
-    const note = JSON.stringify({ id, listedAt: listed.listedAt, mark: listed.mark, behind: listed.behind })
+    const note = JSON.stringify({ id, listedAt: listed.listedAt, mark: listed.mark, behind: listed.behind, remarked: listed.remarked })
     writeIndexUnlessDeleted(target.dataDir, target.stamp, () => replaceIndexFile(listedFile(target.dataDir), note))
   } catch {
     // Only an optimisation: the next process lists every log again.
@@ -233,11 +245,16 @@ export const loadPersisted = (target: PersistTarget, view: RawLogView): boolean 
       return true
     })
     if (!restored) return false
-    const listed = view.savedId === null ? null : listedOf(target.dataDir, view.savedId)
+    const id = view.savedId
+    if (id === null) return true
+    view.useSavedPositions(() => readPositions(target.dataDir, id))
+    const listed = listedOf(target.dataDir, id)
     if (listed !== null) {
       // Written after the view was (a later mark of the journal), by a process that had restored or saved it.
       view.savedJournal = { mark: listed.mark ?? view.savedJournal.mark, listedAt: Math.max(view.savedJournal.listedAt, listed.listedAt) }
       view.behind = listed.behind
+      const r = listed.remarked
+      for (let i = 0; i + 2 < r.length; i += 3) view.remark(r[i]!, { mtimeMs: r[i + 1]!, readAt: r[i + 2]! })
     }
     return true
   } catch {
@@ -276,6 +293,7 @@ export const loadPersistedVectors = (target: PersistTarget, view: RawLogView): v
 export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsChanged: boolean): unknown => {
   try {
     const id = randomBytes(8).toString("hex")
+    const positions = positionsBytes(id, view.positionsInOrder())
     const data = view.toBinary(id)
     const pending = vectorsChanged ? view.takeNewVectors() : []
     const appendVectors = (): void => {
@@ -294,14 +312,17 @@ export const savePersisted = (target: PersistTarget, view: RawLogView, vectorsCh
       if (fresh) replaceIndexFile(file, vectorFileBytes(target.modelId, null, encodeRecords(live())))
       else appendNoFollow(file, encodeRecords(pending))
     }
-    // The vectors first: the view's copy may say every message has one in the file.
+    // The vectors first: the view's copy may say every message has one in the file. The positions before the
+    // view too: they name the view they belong to.
     const written = writeIndexUnlessDeleted(target.dataDir, target.stamp, () => {
       appendVectors()
+      replaceIndexFile(positionsFile(target.dataDir), positions)
       replaceIndexFile(viewFile(target.dataDir), data)
     })
     if (written) {
       view.unsaved = { indexed: 0, removed: false }
       view.readSinceSaved.clear()
+      view.remarked.clear()
       view.savedId = id
       view.savedJournal = view.journal
       view.savedEmbeddedFor = view.embeddedModel()

@@ -218,13 +218,11 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
         rawView.journal = { mark: null, listedAt: 0 } // not followed while off: list every session when it is on again
         return false
       }
-      // The journal's sessions were written through awhm, which only appends to a log or replaces it whole.
-      const appended = new Set(journalNames ?? [])
       const present = new Set<string>()
       for (const s of sessions) {
         present.add(s.sessionId)
         if (!rawView.isStale(s.sessionId, s.mtimeMs)) continue
-        yield* readSession(rawView, s.sessionId, { mtimeMs: s.mtimeMs, readAt: Date.now() }, appended.has(s.sessionId))
+        yield* readSession(rawView, s.sessionId, { mtimeMs: s.mtimeMs, readAt: Date.now() })
       }
       for (const sid of named ?? [...rawView.sessions.keys()]) {
         if (present.has(sid) || !rawView.sessions.has(sid)) continue
@@ -235,19 +233,23 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
       if (full && persistTarget !== null && state.restored && rawView.savedId !== null && !rawView.copyBehind && !rawView.unsaved.removed) {
         // Past a few hundred sessions to read again in every process, the view is saved instead.
         if (rawView.readSinceSaved.size > BEHIND_AT_MOST) rawView.copyBehind = true
-        else noteListed(persistTarget, rawView.savedId, { listedAt: now, mark: changes.mark, behind: [...rawView.readSinceSaved] })
+        else {
+          const listed = { listedAt: now, mark: changes.mark, behind: [...rawView.readSinceSaved], remarked: rawView.remarkedTriples() }
+          noteListed(persistTarget, rawView.savedId, listed)
+        }
       }
       return true
     })
 
-    // A session this view read before, which the journal says awhm wrote to, costs only what was appended to its
-    // log since (a warm server's prompt no longer re-reads its whole session); the whole log when it was
-    // replaced or changed before where the view stood, and when only its modification time said it changed
-    // (another program may have edited it anywhere).
-    const readSession = (rawView: RawLogView, sessionId: string, mark: SessionMark, appendOnly: boolean) =>
+    // A session this view read before (in this process, or the saved copy did) costs only what was appended to
+    // its log since: a warm server's prompt no longer re-reads its whole session, and a copied data dir, whose
+    // logs all have new modification times, no longer re-reads and re-saves every log. The whole log when it
+    // changed before where the view stood (readSince compares a digest of those bytes: another program may
+    // have edited it anywhere).
+    const readSession = (rawView: RawLogView, sessionId: string, mark: SessionMark) =>
       Effect.gen(function* () {
         if (rawLog.readSince === undefined) return rawView.syncSession(sessionId, yield* rawLog.read(sessionId), mark)
-        const got = yield* rawLog.readSince(sessionId, appendOnly ? (rawView.positions.get(sessionId) ?? null) : null)
+        const got = yield* rawLog.readSince(sessionId, rawView.positionOf(sessionId))
         const appended = got.whole ? null : rawView.appendToSession(sessionId, got.entries, mark)
         if (appended !== null) {
           rawView.positions.set(sessionId, got.at)

@@ -105,6 +105,12 @@ export class SavedSessions {
     return { mtimeMs: this.times[2 * i]!, readAt: this.times[2 * i + 1]! }
   }
 
+  /** Sets session i's mark (its log was found unchanged at another modification time). */
+  remark(i: number, mark: SessionMark): void {
+    this.times[2 * i] = mark.mtimeMs
+    this.times[2 * i + 1] = mark.readAt
+  }
+
   firstAt(i: number): number {
     return this.firsts[i]!
   }
@@ -142,6 +148,26 @@ export class SessionMarks {
     if (changed !== undefined) return changed ?? undefined
     const i = this.saved.indexOf(sessionId)
     return i < 0 ? undefined : this.saved.markAt(i)
+  }
+
+  /** The place of a session in the saved copy, or -1 (not there, or deleted since). */
+  savedIndexOf(sessionId: string): number {
+    if (this.saved === null || this.changed.get(sessionId) === null) return -1
+    return this.saved.indexOf(sessionId)
+  }
+
+  /**
+   * Sets the mark of saved session i (savedIndexOf) whose log was found as the saved copy has it: in the copy's
+   * table, as if saved with it (toBinary writes it, a note beside the copy carries it to other processes).
+   */
+  remarkSaved(i: number, mark: SessionMark): boolean {
+    const saved = this.saved
+    if (saved === null || !Number.isInteger(i) || i < 0 || i >= saved.size) return false
+    const sid = this.changed.size === 0 ? null : saved.idAt(i)
+    if (sid === null || !this.changed.has(sid)) saved.remark(i, mark)
+    else if (this.changed.get(sid) === null) return false
+    else this.changed.set(sid, mark)
+    return true
   }
 
   has(sessionId: string): boolean {
