@@ -11,7 +11,7 @@ export const EXTERNAL = ["@xenova/transformers", "onnxruntime-node", "sharp", "b
 
 const require = createRequire(import.meta.url)
 
-// A local model needs only transformers.js' tokenizer and settings (src/layers/localModel.ts runs ONNX
+// A local model needs only transformers.js' tokenizer (src/layers/localModel.ts runs ONNX
 // Runtime itself): those modules are bundled, so they are code-cached with the bin. Their backend module
 // imports onnxruntime-web beside onnxruntime-node (unused on Node, 0.2 s to load) with static imports an
 // ES-module bundle would hoist to its start; it becomes what it is on Node: onnxruntime-node, required
@@ -24,7 +24,7 @@ const ONNX_BACKEND = [
 const tokenizerOnly = {
   name: "awhm-tokenizer-only",
   setup(build) {
-    build.onResolve({ filter: /^@xenova\/transformers\/src\/(tokenizers|env)\.js$/ }, (args) => ({ path: require.resolve(args.path) }))
+    build.onResolve({ filter: /^@xenova\/transformers\/src\/tokenizers\.js$/ }, (args) => ({ path: require.resolve(args.path) }))
     // The tokenizer's chat templates, bundled with it: the library build leaves packages external, and
     // @huggingface/jinja is there only when transformers.js is.
     build.onResolve({ filter: /^@huggingface\/jinja$/ }, (args) =>

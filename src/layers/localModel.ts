@@ -1,11 +1,14 @@
+import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
-import { basename, dirname, join } from "node:path"
+import { join } from "node:path"
 
 // A model folder loaded with only the two parts an embedding needs: transformers.js' tokenizer module and
 // an ONNX Runtime session opened on the model file. The whole of transformers.js would also load
 // onnxruntime-web and sharp (0.3 s of a 0.8 s load), and it reads the model into a JS buffer before
 // handing it to ONNX Runtime (0.2 s more); the vectors are the same, since the same runtime runs the same
-// graph with the same default session options.
+// graph with the same default session options. The tokenizer is built from the folder's two JSON files as
+// transformers.js' AutoTokenizer builds it, without its hub: that reads a local file through fetch's Response,
+// Headers and streams, whose first use loads Node's fetch (undici): ~25 ms of CPU of every query's start.
 
 /** What the tokenizer returns for a batch: ids, mask and token types as [batch, sequence] int64 tensors. */
 export interface Tensor {
@@ -36,44 +39,37 @@ interface Ort {
     }>
   }
 }
+type TokenizerClass = new (tokenizerJSON: unknown, tokenizerConfig: unknown) => unknown
 interface TokenizerModule {
-  readonly AutoTokenizer: { from_pretrained(name: string): Promise<unknown> }
-}
-interface TransformersEnv {
-  localModelPath: string
-  allowLocalModels: boolean
-  allowRemoteModels: boolean
-  useFSCache: boolean
+  readonly AutoTokenizer: { readonly TOKENIZER_CLASS_MAPPING: Readonly<Record<string, TokenizerClass | undefined>> }
+  readonly PreTrainedTokenizer: TokenizerClass
 }
 
 interface Modules {
   readonly tokenizers: TokenizerModule
-  readonly env: TransformersEnv
   readonly ort: Ort
 }
 
 const importModules = async (): Promise<Modules> => {
   try {
     // Bundled into the bins (scripts/bundleOptions.mjs); from sources, the package's own modules.
-    const [tokenizers, { env }] = (await Promise.all([
-      import("@xenova/transformers/src/tokenizers.js"),
-      import("@xenova/transformers/src/env.js")
-    ])) as [TokenizerModule, { env: TransformersEnv }]
+    const tokenizers = (await import("@xenova/transformers/src/tokenizers.js")) as TokenizerModule
     // transformers.js' own runtime, as CommonJS (a require skips the ES-module wrapper's export scan).
     const ort = createRequire(import.meta.url)("onnxruntime-node") as Ort
-    return { tokenizers, env, ort }
+    return { tokenizers, ort }
   } catch (e) {
     throw new Error(`@xenova/transformers is not installed (${e instanceof Error ? e.message : String(e)})`)
   }
 }
 
-const loadTokenizer = async (m: Modules, dir: string): Promise<Tokenizer> => {
-  // transformers.js resolves a local model as <localModelPath>/<id>/<file>; never reach for the hub.
-  m.env.localModelPath = dirname(dir) + "/"
-  m.env.allowLocalModels = true
-  m.env.allowRemoteModels = false
-  m.env.useFSCache = false
-  return (await m.tokenizers.AutoTokenizer.from_pretrained(basename(dir))) as Tokenizer
+/** The folder's tokenizer, as transformers.js 2.17's AutoTokenizer.from_pretrained makes it (no `legacy` given). */
+const loadTokenizer = ({ tokenizers }: Modules, dir: string): Tokenizer => {
+  const json = JSON.parse(readFileSync(join(dir, "tokenizer.json"), "utf8")) as unknown
+  const config = JSON.parse(readFileSync(join(dir, "tokenizer_config.json"), "utf8")) as { tokenizer_class?: unknown }
+  // Some tokenizers are saved with the "Fast" suffix; an unknown class is built as the base class.
+  const name = typeof config.tokenizer_class === "string" ? config.tokenizer_class.replace(/Fast$/, "") : "PreTrainedTokenizer"
+  const Class = tokenizers.AutoTokenizer.TOKENIZER_CLASS_MAPPING[name] ?? tokenizers.PreTrainedTokenizer
+  return new Class(json, config) as Tokenizer
 }
 
 const openSession = async ({ ort }: Modules, file: string, threads: number): Promise<RunModel> => {
@@ -100,9 +96,7 @@ const openSession = async ({ ort }: Modules, file: string, threads: number): Pro
  */
 export const loadLocalModel = async (dir: string, quantized: boolean, threads: number): Promise<{ tokenizer: Tokenizer; model: RunModel }> => {
   const m = await importModules()
-  const [tokenizer, model] = await Promise.all([
-    loadTokenizer(m, dir),
-    openSession(m, join(dir, quantized ? "onnx/model_quantized.onnx" : "onnx/model.onnx"), threads)
-  ])
+  const tokenizer = loadTokenizer(m, dir)
+  const model = await openSession(m, join(dir, quantized ? "onnx/model_quantized.onnx" : "onnx/model.onnx"), threads)
   return { tokenizer, model }
 }

@@ -123,10 +123,9 @@ describe("EmbedderTransformers without a model", () => {
       external: ["@xenova/transformers"]
     })
     const imports = Object.values(result.metafile.outputs).flatMap((o) => o.imports)
-    // The whole library for a model from the hub; its tokenizer and settings only for a local folder.
+    // The whole library for a model from the hub; its tokenizer only for a local folder.
     expect(imports.filter((i) => i.path.startsWith("@xenova/transformers"))).toEqual([
       { path: "@xenova/transformers/src/tokenizers.js", kind: "dynamic-import", external: true },
-      { path: "@xenova/transformers/src/env.js", kind: "dynamic-import", external: true },
       { path: "@xenova/transformers", kind: "dynamic-import", external: true }
     ])
   })
