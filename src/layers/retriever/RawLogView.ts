@@ -272,6 +272,8 @@ export class RawLogView {
    * their marks to the next processes (persist.ts), so neither they nor a save read the logs again.
    */
   readonly remarked = new Map<number, SessionMark>()
+  /** The remarks a note beside the saved copy carried when it was restored ([place, mtimeMs, readAt] triples, flat). */
+  carriedRemarks: Float64Array = new Float64Array(0)
   /** Message vectors for vectorModel by message key (score one with `vectors.score`). */
   vectors: VectorIndex | null = null
   vectorModel: string | null = null
@@ -450,9 +452,13 @@ export class RawLogView {
     return i < 0 ? null : (this.savedPositions()?.(i) ?? null)
   }
 
-  /** The remarked sessions as a note beside the saved copy carries them (persist.ts Listed.remarked). */
-  remarkedTriples(): Array<number> {
-    return Array.from(this.remarked, ([i, mark]) => [i, mark.mtimeMs, mark.readAt]).flat()
+  /** The remarked sessions, carried and found since, as a note beside the saved copy carries them (persist.ts Listed.remarked). */
+  remarkedTriples(): Float64Array {
+    const carried = this.carriedRemarks
+    const out: Array<number> = []
+    for (let at = 0; at + 2 < carried.length; at += 3) if (!this.remarked.has(carried[at]!)) out.push(carried[at]!, carried[at + 1]!, carried[at + 2]!)
+    for (const [i, mark] of this.remarked) out.push(i, mark.mtimeMs, mark.readAt)
+    return Float64Array.from(out)
   }
 
   /** Each session's position in the order toBinary saves them ("" for none). */
