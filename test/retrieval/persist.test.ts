@@ -8,6 +8,7 @@ import { RawLogLive } from "../../src/layers/RawLogLive.js"
 import { makeRetrieverLayer } from "../../src/layers/RetrieverLive.js"
 import { SessionBufferMemory } from "../../src/layers/SessionBufferMemory.js"
 import { MOCK_MODEL_ID, mockEmbedding } from "../../src/layers/EmbedderMock.js"
+import { refKey } from "../../src/layers/retriever/rank.js"
 import { SAVE_AFTER, storedVectors, writeMessageVectors } from "../../src/layers/retriever/persist.js"
 import { storedVector } from "../../src/store/compactVector.js"
 import { indexDir, purgeRetrievalIndex } from "../../src/store/indexFiles.js"
@@ -140,6 +141,40 @@ describe("index kept between processes", () => {
       const third = countingEmbedder()
       yield* ask("nightly archive").pipe(Effect.provide(processLayer(dir, third)))
       expect(embedded(third)).toEqual(["nightly archive", "the backup window moved to 3am", ...texts].sort())
+    })
+  )
+
+  it.scoped("a view saved by lexical-only queries is not rewritten by the first semantic one: a note beside it says every message has a vector", () =>
+    Effect.gen(function* () {
+      const dir = yield* scopedTempDir("awhm-retrieval-")
+      const texts = Array.from({ length: SAVE_AFTER + 10 }, (_, i) => `release checklist item ${i} is signed off`)
+      yield* Effect.gen(function* () {
+        const log = yield* RawLog
+        for (const content of texts) yield* log.append({ sessionId: "s1", role: "user", content })
+        return yield* ask("checklist item 7", { lexicalOnly: true })
+      }).pipe(Effect.provide(processLayer(dir)))
+      // Every message's vector in the file (as the bench's seeder writes them), the view saved without a word of them.
+      writeMessageVectors({ dataDir: dir, modelId: MOCK_MODEL_ID, stamp: 0 }, texts.map((t, i) => [refKey("s1", i), mockEmbedding(t)] as const))
+      const view = path.join(indexDir(dir), "rawlog.bin")
+      const saved = `${fs.statSync(view).ino} ${fs.statSync(view).mtimeMs}`
+      const semantic = countingEmbedder()
+      expect(yield* ask("checklist item 7").pipe(Effect.provide(processLayer(dir, semantic)))).toContain("release checklist item 7 is signed off")
+      expect(semantic.calls.flat()).toEqual(["checklist item 7"])
+      expect(`${fs.statSync(view).ino} ${fs.statSync(view).mtimeMs}`).toBe(saved)
+      expect(JSON.parse(fs.readFileSync(path.join(indexDir(dir), "rawlog-listed"), "utf8")).embeddedFor).toBe(MOCK_MODEL_ID)
+      // The next process takes the note's word; a new message is embedded, and saved with the view once worth it.
+      const next = countingEmbedder()
+      const found = yield* Effect.gen(function* () {
+        yield* (yield* RawLog).append({ sessionId: "s2", role: "user", content: "the checklist moved to the wiki" })
+        return yield* ask("checklist wiki")
+      }).pipe(Effect.provide(processLayer(dir, next)))
+      expect(found).toContain("the checklist moved to the wiki")
+      expect(next.calls.flat().sort()).toEqual(["checklist wiki", "the checklist moved to the wiki"])
+      // The vector file removed: neither the view nor the note can vouch any more, so every message is embedded again.
+      fs.rmSync(path.join(indexDir(dir), "rawlog-vectors.bin"))
+      const third = countingEmbedder()
+      yield* ask("checklist item 9").pipe(Effect.provide(processLayer(dir, third)))
+      expect(third.calls.flat().length).toBe(texts.length + 2)
     })
   )
 

@@ -425,11 +425,8 @@ export class RawLogView {
     this.sessions = new SessionMarks(sessions)
     // Every saved message had a vector then (the vector file says which): only messages read since need one.
     this.restoredCount = first
-    this.savedEmbeddedFor = typeof meta.embeddedFor === "string" ? meta.embeddedFor : null
-    if (typeof meta.embeddedFor === "string") {
-      this.vectorModel = meta.embeddedFor
-      this.unembedded = new Set()
-    }
+    this.savedEmbeddedFor = null
+    if (typeof meta.embeddedFor === "string") this.trustEmbedded(meta.embeddedFor)
     this.savedId = typeof meta.id === "string" ? meta.id : null
     this.savedJournal = {
       mark: typeof meta.logMark === "string" ? meta.logMark : null,
@@ -637,6 +634,16 @@ export class RawLogView {
   /** The model every message has a vector of (as far as the view has listed them), or null. */
   embeddedModel(): string | null {
     return this.unembedded !== null && this.unembedded.size === 0 ? this.vectorModel : null
+  }
+
+  /**
+   * Takes the saved copy's word (its own, or a note's beside it) that each of its messages had a vector of
+   * `model` in the vector file: only messages read since need one (a restored view, before any is read).
+   */
+  trustEmbedded(model: string): void {
+    this.savedEmbeddedFor = model
+    this.vectorModel = model
+    this.unembedded = new Set()
   }
 
   /** Forgets which messages lack a vector (the vector file did not load: list them all again). */

@@ -45,6 +45,11 @@ export interface Listed {
    * In the note as the float64s' bytes in base64: at 1M messages (50k sessions) a JSON array of numbers cost ~50 ms of CPU at every start.
    */
   readonly remarked: Float64Array
+  /**
+   * The model every message of the saved view has a vector of in the vector file, found since it was saved
+   * (null: not known beyond what the view says): spares later processes listing the messages without one.
+   */
+  readonly embeddedFor: string | null
 }
 
 /** A note's remarked triples, or null when they are not such. */
@@ -65,14 +70,15 @@ const listedOf = (dataDir: string, id: string): Listed | null => {
     if (!text.startsWith("{")) {
       const [said, at] = text.split(" ")
       const ms = Number(at)
-      return said === id && Number.isFinite(ms) ? { listedAt: ms, mark: null, behind: [], remarked: new Float64Array(0) } : null
+      return said === id && Number.isFinite(ms) ? { listedAt: ms, mark: null, behind: [], remarked: new Float64Array(0), embeddedFor: null } : null
     }
-    const note = JSON.parse(text) as { id?: unknown; listedAt?: unknown; mark?: unknown; behind?: unknown; remarked?: unknown }
+    const note = JSON.parse(text) as { id?: unknown; listedAt?: unknown; mark?: unknown; behind?: unknown; remarked?: unknown; embeddedFor?: unknown }
     const { listedAt, mark, behind } = note
     if (note.id !== id || typeof listedAt !== "number" || !Number.isFinite(listedAt) || typeof mark !== "string") return null
     if (!Array.isArray(behind) || !behind.every((s): s is string => typeof s === "string")) return null
     const remarked = remarkedOf(note.remarked)
-    return remarked === null ? null : { listedAt, mark, behind, remarked }
+    const embeddedFor = typeof note.embeddedFor === "string" ? note.embeddedFor : null
+    return remarked === null ? null : { listedAt, mark, behind, remarked, embeddedFor }
   } catch {
     return null
   }
@@ -85,7 +91,7 @@ const listedOf = (dataDir: string, id: string): Listed | null => {
  */
 export const noteListed = (target: PersistTarget, id: string, listed: Listed): void => {
   try {
-    const note = JSON.stringify({ id, listedAt: listed.listedAt, mark: listed.mark, behind: listed.behind, remarked: remarkedText(listed.remarked) })
+    const note = JSON.stringify({ id, listedAt: listed.listedAt, mark: listed.mark, behind: listed.behind, remarked: remarkedText(listed.remarked), embeddedFor: listed.embeddedFor })
     writeIndexUnlessDeleted(target.dataDir, target.stamp, () => replaceIndexFile(listedFile(target.dataDir), note))
   } catch {
     // Only an optimisation: the next process lists every log again.
@@ -263,6 +269,7 @@ export const loadPersisted = (target: PersistTarget, view: RawLogView): boolean 
       const r = listed.remarked
       for (let at = 0; at + 2 < r.length; at += 3) view.sessions.remarkSaved(r[at]!, { mtimeMs: r[at + 1]!, readAt: r[at + 2]! })
       view.carriedRemarks = r
+      if (listed.embeddedFor !== null && view.savedEmbeddedFor === null) view.trustEmbedded(listed.embeddedFor)
     }
     return true
   } catch {

@@ -233,13 +233,25 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
       if (full && persistTarget !== null && state.restored && rawView.savedId !== null && !rawView.copyBehind && !rawView.unsaved.removed) {
         // Past a few hundred sessions to read again in every process, the view is saved instead.
         if (rawView.readSinceSaved.size > BEHIND_AT_MOST) rawView.copyBehind = true
-        else {
-          const listed = { listedAt: now, mark: changes.mark, behind: [...rawView.readSinceSaved], remarked: rawView.remarkedTriples() }
-          noteListed(persistTarget, rawView.savedId, listed)
-        }
+        else noteBeside(persistTarget, rawView.savedEmbeddedFor)
       }
       return true
     })
+
+    /**
+     * Says beside the saved view what this process found since it was restored (where the journal stands, the
+     * sessions read again, those found unchanged at other times, `embeddedFor`), in place of rewriting it.
+     * False when that would not do: the view to be saved anyway, a removal, or past a few hundred sessions to
+     * read again in every process (then the view is to be saved instead).
+     */
+    const noteBeside = (persistTarget: PersistTarget, embeddedFor: string | null): boolean => {
+      const rawView = state.rawView
+      const { mark, listedAt } = rawView.journal
+      if (!state.restored || rawView.savedId === null || rawView.copyBehind || rawView.unsaved.removed || mark === null) return false
+      if (rawView.readSinceSaved.size > BEHIND_AT_MOST) return false
+      noteListed(persistTarget, rawView.savedId, { listedAt, mark, behind: [...rawView.readSinceSaved], remarked: rawView.remarkedTriples(), embeddedFor })
+      return true
+    }
 
     // A session this view read before (in this process, or the saved copy did) costs only what was appended to
     // its log since: a warm server's prompt no longer re-reads its whole session, and a copied data dir, whose
@@ -273,8 +285,11 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
       if (!state.vectorsLoaded && state.restored && persistTarget !== null) loadPersistedVectors(persistTarget, rawView)
       state.vectorsLoaded = true
       const missing = rawView.missingVectors(embedder.modelId)
-      // A saved copy that will say every message has a vector spares the next process this check.
-      if (missing.length === 0 && state.restored && rawView.savedEmbeddedFor !== embedder.modelId) rawView.copyBehind = true
+      // A saved copy (or a note beside it) that says every message has a vector spares the next process this check.
+      if (missing.length === 0 && state.restored && rawView.savedEmbeddedFor !== embedder.modelId && persistTarget !== null) {
+        if (noteBeside(persistTarget, embedder.modelId)) rawView.savedEmbeddedFor = embedder.modelId
+        else rawView.copyBehind = true
+      }
       if (missing.length === 0) return false
       if (missing.length >= EMBED_NOTICE_AT) warn(`awhm: indexing ${missing.length} logged messages for semantic search (once)`)
       const vectors = yield* embedOrWarn(missing.map((d) => d.content))
