@@ -267,7 +267,12 @@ export const serveHooks = async (options: HookServerOptions): Promise<"stopped" 
       // The next hook waits for this one's stores to close, then for the listing and the index save this one
       // left, which wait until the answer is read.
       queue = ran
-        .catch((e: unknown) => send({ stdout: "", stderr: `awhm hook error: ${String(e).split("\n")[0]}\n` }))
+        .catch((e: unknown) => {
+          const line = `awhm hook error: ${String(e).split("\n")[0]}`
+          // After the answer, a failure (closing the hook's stores) is the server's own to report.
+          if (sent) serverWarn(line)
+          else send({ stdout: "", stderr: line + "\n" })
+        })
         .then(() => closedOrLater(socket))
         .then(() => recall.listDeferred())
         .then(() => recall.saveDeferred(serverWarn))
