@@ -9,6 +9,11 @@ export interface HookIO {
   readonly stdout: (text: string) => void
   readonly stderr: (text: string) => void
   readonly env: NodeJS.ProcessEnv
+  /**
+   * Called once the hook's output is complete, before its stores close (the session buffer's WAL is written
+   * then): the hook server sends its answer at this point. What is written after it is the server's own.
+   */
+  readonly answered?: () => void
 }
 
 /** Runs one hook event (the in-process runner, which the hook server also uses). */

@@ -44,8 +44,11 @@ const runEvent = (args: HookArgs, io: HookIO, services: HookServices | undefined
       }
       case "prompt": {
         const { runPrompt } = yield* Effect.promise(() => import("./wiring.js"))
-        const out = yield* runPrompt(config, payload, { k: args.k ?? DEFAULT_K, semantic: args.semantic ?? false }, services, io.stderr)
-        if (out !== null) io.stdout(out + "\n")
+        // The answer goes out before the hook's stores close (the hook server replies then).
+        yield* runPrompt(config, payload, { k: args.k ?? DEFAULT_K, semantic: args.semantic ?? false }, services, io.stderr, (out) => {
+          if (out !== null) io.stdout(out + "\n")
+          io.answered?.()
+        })
         return
       }
       case "stop": {

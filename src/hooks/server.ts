@@ -81,29 +81,42 @@ const serverWarn = (line: string) => {
   process.stderr.write(line + "\n")
 }
 
-/** Runs one hook for a client, with its stdin, environment and output kept apart from the server's. */
+/**
+ * Runs one hook for a client, with its stdin, environment and output kept apart from the server's, and hands
+ * `send` its reply at once when the hook says its output is complete (HookIO.answered: before its stores
+ * close), else when it ends. What the hook writes after that goes to the server's own stderr. Resolves once
+ * the hook has ended (its stores closed).
+ */
 const runRequest = async (
   request: HookRequest,
   dataDir: string,
   recall: ReturnType<typeof makeWarmRecall>,
-  runHook: HookRunner
-): Promise<HookReply> => {
+  runHook: HookRunner,
+  send: (reply: HookReply) => void
+): Promise<void> => {
   const out: Array<string> = []
   const err: Array<string> = []
+  let sent = false
+  const answer = () => {
+    if (sent) return
+    sent = true
+    send({ stdout: out.join(""), stderr: err.join("") })
+  }
   const { args, problems } = parseHookArgv(request.argv)
   for (const problem of problems) err.push(`awhm hook error: ${problem}\n`)
   if (args !== null && !SERVED_EVENTS.has(args.event)) err.push(`awhm hook error: the hook server runs only prompt and stop\n`)
   else if (args !== null) {
     const io: HookIO = {
       readStdin: () => Promise.resolve(request.stdin),
-      stdout: (text) => out.push(text),
-      stderr: (text) => err.push(text),
-      env: request.env
+      stdout: (text) => (sent ? serverWarn(text.trimEnd()) : out.push(text)),
+      stderr: (text) => (sent ? serverWarn(text.trimEnd()) : err.push(text)),
+      env: request.env,
+      answered: answer
     }
     // The socket belongs to one data dir: that is the one the hook runs on, whatever else it says.
     await Effect.runPromise(runHook({ ...args, dataDir }, io, recall.services))
   }
-  return { stdout: out.join(""), stderr: err.join("") }
+  answer()
 }
 
 /** The request, when it carries the proof that its sender knows the data dir's token. */
@@ -232,26 +245,34 @@ export const serveHooks = async (options: HookServerOptions): Promise<"stopped" 
         return
       }
       pending++
-      // One hook at a time: they share the indexes.
-      const reply = queue.then(() =>
+      let sent = false
+      const send = (r: HookReply) => {
+        if (sent) return
+        sent = true
+        pending--
+        lastActivity = Date.now()
+        socket.end(JSON.stringify(r))
+      }
+      // One hook at a time: they share the indexes. The answer goes out as soon as the hook has it.
+      const ran = queue.then(() =>
         request === null
-          ? { stdout: "", stderr: "awhm hook error: the hook server got an unreadable request\n" }
+          ? send({ stdout: "", stderr: "awhm hook error: the hook server got an unreadable request\n" })
           : closed
-            ? runRequest(request, dataDir, recall, options.runHook).finally(() => {
+            ? runRequest(request, dataDir, recall, options.runHook, send).finally(() => {
                 recall.saveDeferred(serverWarn)
                 return Effect.runPromise(recall.release)
               })
-            : runRequest(request, dataDir, recall, options.runHook)
+            : runRequest(request, dataDir, recall, options.runHook, send)
       )
-      const answered = reply
-        .catch((e: unknown) => ({ stdout: "", stderr: `awhm hook error: ${String(e).split("\n")[0]}\n` }))
-        .then((r) => {
-          pending--
-          lastActivity = Date.now()
-          socket.end(JSON.stringify(r))
+      // The next hook waits for this one's stores to close, then for the listing and the index save this one
+      // left, which wait until the answer is read.
+      queue = ran
+        .catch((e: unknown) => {
+          const line = `awhm hook error: ${String(e).split("\n")[0]}`
+          // After the answer, a failure (closing the hook's stores) is the server's own to report.
+          if (sent) serverWarn(line)
+          else send({ stdout: "", stderr: line + "\n" })
         })
-      // The next hook waits for the listing and the index save this one left, which wait until the answer is read.
-      queue = answered
         .then(() => closedOrLater(socket))
         .then(() => recall.listDeferred())
         .then(() => recall.saveDeferred(serverWarn))

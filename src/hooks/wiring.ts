@@ -18,14 +18,16 @@ export const recallConfig = (config: AwhmConfigShape, semantic: boolean): AwhmCo
 /**
  * The prompt hook on live stores. The prompt is logged before the graph is even opened, so a damaged
  * graph or model costs the recall, never the message. The hook server lends a warm retriever; run on
- * its own, the hook opens the graph itself.
+ * its own, the hook opens the graph itself. `answer` gets the output as soon as it is known, before the
+ * hook's stores close (the prompt is already in the raw log; closing writes the session buffer's WAL).
  */
 export const runPrompt = (
   config: AwhmConfigShape,
   payload: HookPayload,
   options: PromptHookOptions,
   services?: HookServices,
-  stderr: (text: string) => void = (text) => process.stderr.write(text)
+  stderr: (text: string) => void = (text) => process.stderr.write(text),
+  answer: (out: string | null) => void = () => {}
 ) => {
   const forRecall = recallConfig(config, options.semantic)
   const warn = (line: string) => stderr(line + "\n")
@@ -36,8 +38,9 @@ export const runPrompt = (
       )
   return Effect.gen(function* () {
     const logged = yield* logPrompt(payload)
-    if (logged === null) return null
-    return yield* recallFor(logged, options).pipe(Effect.provide(yield* retriever))
+    const out = logged === null ? null : yield* recallFor(logged, options).pipe(Effect.provide(yield* retriever))
+    answer(out)
+    return out
   }).pipe(Effect.provide(Layer.mergeAll(rawLogLayer(config), sessionBufferLayer(config), configLayer(config))))
 }
 
