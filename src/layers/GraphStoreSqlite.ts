@@ -905,16 +905,16 @@ export const makeGraphStoreSqlite = (options: SqliteStoreOptions) =>
         Effect.gen(function* () {
           // Keyed only: the join keeps the other nodes' rows unread.
           const keyed = options?.keyed === true ? "JOIN nodes n ON n.id = s.node_id AND n.canonical_key IS NOT NULL" : ""
-          const pairs: Array<{ ref: (typeof refs)[number]; id: string }> = []
-          for (const chunk of chunks(refs, 200)) {
-            const rows = yield* sql.unsafe<{ session_id: string; message_index: number; node_id: string }>(
-              `SELECT s.session_id, s.message_index, s.node_id FROM node_sources s
-              JOIN (VALUES ${chunk.map(() => "(?, ?)").join(", ")}) AS v ON s.session_id = v.column1 AND s.message_index = v.column2 ${keyed}`,
-              chunk.flatMap((r) => [r.sessionId, r.messageIndex])
-            )
-            const byKey = new Map(chunk.map((r) => [`${r.messageIndex}:${r.sessionId}`, r] as const))
-            for (const r of rows) pairs.push({ ref: byKey.get(`${r.message_index}:${r.session_id}`)!, id: r.node_id })
-          }
+          // The refs go in as one JSON array (json_each), so the statement's text stays the same whatever their
+          // number and SQLite's prepared statement is reused (a VALUES list of a new length each query is
+          // parsed and planned anew).
+          const rows = yield* sql.unsafe<{ session_id: string; message_index: number; node_id: string }>(
+            `SELECT s.session_id, s.message_index, s.node_id FROM json_each(?) j
+            JOIN node_sources s ON s.session_id = j.value ->> 0 AND s.message_index = j.value ->> 1 ${keyed}`,
+            [JSON.stringify(refs.map((r) => [r.sessionId, r.messageIndex]))]
+          )
+          const byKey = new Map(refs.map((r) => [`${r.messageIndex}:${r.sessionId}`, r] as const))
+          const pairs = rows.map((r) => ({ ref: byKey.get(`${r.message_index}:${r.session_id}`)!, id: r.node_id }))
           const found = yield* nodesById(pairs.map((p) => p.id), false)
           return pairs.flatMap(({ ref, id }) => {
             const n = found.get(id)

@@ -175,6 +175,19 @@ export const searchContract = (open: OpenStore, options: { readonly persistent: 
         expect(yield* store.accessP90).toBe(19)
         yield* store.commit({ deleteNodes: ["n19", "n18"] })
         expect(yield* store.accessP90).toBe(17)
+        // Many messages at once (past any per-statement batch), in the order asked, and a session id that needs quoting.
+        const quoted = `it's "quoted" \\ ✓`
+        yield* store.commit({ upsertNodes: [mem("q", "quoted", { sourceRefs: [{ sessionId: quoted, messageIndex: 7 }] })] })
+        const many = [
+          ...Array.from({ length: 300 }, (_, i) => ({ sessionId: "odd", messageIndex: 100 + i })),
+          { sessionId: quoted, messageIndex: 7 },
+          { sessionId: "even", messageIndex: 0 },
+          { sessionId: "odd", messageIndex: 9 }
+        ]
+        expect((yield* store.fromMessages(many)).map(({ ref, node }) => [ref.sessionId, ref.messageIndex, node.id])).toEqual([
+          [quoted, 7, "q"],
+          ["even", 0, "n0"]
+        ])
       })
     )
 
