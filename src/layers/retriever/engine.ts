@@ -481,9 +481,10 @@ const rawLexical = (
     }
     return false
   }
-  // Cheap checks first: stale() is only reached for lines some statement or buffer entry came from.
+  // Cheap checks first: stale() is only reached for lines some statement or buffer entry came from. A line it
+  // accepts is a hit, read whole anyway; the deeper looks below refuse most lines on their heads alone.
   const accept = (key: string): boolean => {
-    const doc = raw.docs.head(key)
+    const doc = raw.docs.get(key)
     return (
       doc !== undefined &&
       (req.asOf === null || doc.timestamp <= req.asOf) &&
