@@ -481,10 +481,9 @@ const rawLexical = (
     }
     return false
   }
-  // Cheap checks first: stale() is only reached for lines some statement or buffer entry came from. A line it
-  // accepts is a hit, read whole anyway; the deeper looks below refuse most lines on their heads alone.
+  // Cheap checks first: stale() is only reached for lines some statement or buffer entry came from.
   const accept = (key: string): boolean => {
-    const doc = raw.docs.get(key)
+    const doc = raw.docs.head(key)
     return (
       doc !== undefined &&
       (req.asOf === null || doc.timestamp <= req.asOf) &&
