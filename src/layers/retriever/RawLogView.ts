@@ -75,10 +75,6 @@ export interface JournalPosition {
 
 const ROLE_SET: ReadonlySet<unknown> = new Set(ROLES)
 
-// A one-off query reads the few thousand heads it filters one by one; a process that goes on asking (a hook
-// server) reads the whole column once (~50 bytes a message) after this many.
-const HEADS_ALL_AFTER = 10_000
-
 /**
  * The messages of a saved view, read where they lie in the file's bytes: each session a run of ordinals
  * (in message order), decoded one message at a time when asked for.
@@ -105,12 +101,9 @@ class SavedMessages {
     return this.heads.bytesAt(o)
   }
 
-  /** Heads read one by one from the file so far (past HEADS_ALL_AFTER, the column is read whole). */
-  private headReads = 0
-
-  /** Message `o`'s head (null when its stored form is damaged). */
+  /** Message `o`'s head (null when its stored form is damaged); the heads are read whole when first asked for. */
   head(o: number): RawHead | null {
-    if (this.heads.lazyBytes > 0 && ++this.headReads > HEADS_ALL_AFTER) this.heads = this.heads.loaded()
+    if (this.heads.lazyBytes > 0) this.heads = this.heads.loaded()
     const e = JSON.parse(this.heads.at(o)) as unknown
     if (!Array.isArray(e) || typeof e[0] !== "string" || !ROLE_SET.has(e[1])) return null
     return { timestamp: e[0], role: e[1] as Role, scope: typeof e[2] === "string" ? e[2] : null }
