@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { RawLogEntry } from "../../src/domain/Message.js"
 import { RawLogView } from "../../src/layers/retriever/RawLogView.js"
 import { SavedSessions, SessionMarks } from "../../src/layers/retriever/sessionMarks.js"
-import { memorySource, packSections, sourceLayout, unpackSections } from "../../src/search/binaryImage.js"
+import { memorySource, packSections, sourceLayout } from "../../src/search/binaryImage.js"
 
 const entries = (sessionId: string, n: number) =>
   Array.from({ length: n }, (_, i) =>
@@ -58,37 +58,6 @@ describe("RawLogView saved copy", () => {
     expect(copy.isStale("a", 1)).toBe(false)
     expect(new RawLogView().restore(new Uint8Array([1, 2, 3, 4]))).toBe(false)
     expect(copy.restore(original.toBinary())).toBe(false) // not empty any more
-  })
-
-  it("a restored view reads a message's time, role and scope from the saved heads, and refuses a copy without them (version 4)", () => {
-    const original = new RawLogView()
-    const said = (index: number, timestamp: string, role: "user" | "assistant", metadata: Record<string, unknown>) =>
-      RawLogEntry.make({ timestamp, session_id: "m", role, content: `line ${index}`, metadata, index })
-    original.syncSession("m", [
-      said(0, "2023-05-23T10:00:00.000Z", "user", { scope: "work" }),
-      said(1, "2023-08-01T09:30:00.000Z", "assistant", {})
-    ], { mtimeMs: 1, readAt: 10_000 })
-    const image = original.toBinary()
-    const copy = new RawLogView()
-    expect(copy.restore(image)).toBe(true)
-    expect(copy.docs.head("m\u00000")).toEqual({ timestamp: "2023-05-23T10:00:00.000Z", role: "user", scope: "work" })
-    expect(copy.docs.head("m\u00001")).toEqual({ timestamp: "2023-08-01T09:30:00.000Z", role: "assistant", scope: null })
-    expect(copy.docs.head("m\u00002")).toBeUndefined()
-    // Saved again (its messages copied as stored), the heads go along.
-    const again = new RawLogView()
-    expect(again.restore(copy.toBinary())).toBe(true)
-    expect(again.docs.head("m\u00001")?.timestamp).toBe("2023-08-01T09:30:00.000Z")
-    // Taken over (its log read again), a session's heads are its held messages'.
-    copy.syncSession("m", [said(0, "2023-05-24T10:00:00.000Z", "user", {})], { mtimeMs: 2, readAt: 20_000 })
-    const { timestamp, role, scope } = copy.docs.head("m\u00000")!
-    expect({ timestamp, role, scope }).toEqual({ timestamp: "2023-05-24T10:00:00.000Z", role: "user", scope: null })
-    expect(copy.docs.head("m\u00001")).toBeUndefined()
-    // As version 4 wrote it: no heads section, version 4 in the metadata. Refused (to be rebuilt), never misread.
-    const magic = new DataView(image.buffer, image.byteOffset).getUint32(0, true)
-    const sections = unpackSections(image, magic, 8)!
-    const meta = JSON.parse(Buffer.from(sections[0]!).toString("utf8")) as Record<string, unknown>
-    const old = packSections(magic, [Buffer.from(JSON.stringify({ ...meta, version: 4 }), "utf8"), ...sections.slice(1, 7)])
-    expect(new RawLogView().restore(old)).toBe(false)
   })
 
   it("a restored view takes a grown session, a gone one and a new one, and saves them all again", () => {

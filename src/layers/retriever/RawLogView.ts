@@ -8,15 +8,8 @@ import { ANALYZER_ID, indexedText } from "../../search/indexedText.js"
 import { refKey } from "./rank.js"
 import { SavedSessions, type SessionMark, SessionMarks } from "./sessionMarks.js"
 
-/** What a query's filters read of a raw-log message before its text: when, by whom, in which scope. */
-export interface RawHead {
-  readonly timestamp: string
-  readonly role: Role
-  readonly scope: string | null
-}
-
 /** One raw-log message as retrieval keeps it. */
-export interface RawDoc extends RawHead {
+export interface RawDoc {
   readonly key: string
   readonly sessionId: string
   readonly index: number
@@ -42,13 +35,11 @@ const racy = (mark: SessionMark): boolean => mark.mtimeMs >= mark.readAt - RACY_
 // The view as kept between processes (persist.ts): "AWI3", then sections: the metadata as JSON (version,
 // analyzer, BM25 parameters, the copy's id and where the raw log's change journal stood), the sessions in
 // order (their ids with a sorted lookup, [mtimeMs, readAt] as float64s, message counts: sessionMarks.ts),
-// each message's index, each message as JSON [timestamp, role, scope, content, author], the lexical index's
-// image, and each message's head as JSON [timestamp, role, scope] (what a query's filters read, kept in memory
-// so they decode no message). Version 3 kept the sessions in the JSON (parsed whole by every process), version
-// 4 had no heads: refused, rebuilt.
+// each message's index, each message as JSON [timestamp, role, scope, content, author], and the lexical
+// index's image. Version 3 kept the sessions in the JSON (parsed whole by every process): refused, rebuilt.
 const VIEW_MAGIC = 0x33495741
-const VIEW_VERSION = 5
-const VIEW_SECTIONS = 8
+const VIEW_VERSION = 4
+const VIEW_SECTIONS = 7
 
 interface SavedMeta {
   readonly version: number
@@ -83,30 +74,16 @@ class SavedMessages {
   constructor(
     readonly sessions: SavedSessions,
     private readonly indexes: Int32Array,
-    private texts: StringTable,
-    private heads: StringTable
+    private texts: StringTable
   ) {}
 
   /** Reads every message's stored form into memory at once (a rewrite copies them all). */
   loadTexts(): void {
     this.texts = this.texts.loaded()
-    this.heads = this.heads.loaded()
   }
 
   textAt(o: number): Uint8Array {
     return this.texts.bytesAt(o)
-  }
-
-  headBytesAt(o: number): Uint8Array {
-    return this.heads.bytesAt(o)
-  }
-
-  /** Message `o`'s head (null when its stored form is damaged); the heads are read whole when first asked for. */
-  head(o: number): RawHead | null {
-    if (this.heads.lazyBytes > 0) this.heads = this.heads.loaded()
-    const e = JSON.parse(this.heads.at(o)) as unknown
-    if (!Array.isArray(e) || typeof e[0] !== "string" || !ROLE_SET.has(e[1])) return null
-    return { timestamp: e[0], role: e[1] as Role, scope: typeof e[2] === "string" ? e[2] : null }
   }
 
   /** The ordinal of message `index` of saved session `s`, or -1. */
@@ -171,8 +148,6 @@ export class RawDocs {
   private readonly taken = new Set<string>()
   private savedCount = 0
   private decoded = new Map<string, RawDoc>()
-  /** Saved messages' heads read for reuse (the filters look at many more messages than are decoded). */
-  private heads = new Map<string, RawHead>()
 
   get size(): number {
     return this.held.size + this.savedCount
@@ -192,24 +167,6 @@ export class RawDocs {
     if (this.decoded.size >= DECODED_MAX) this.decoded = new Map()
     this.decoded.set(key, doc)
     return doc
-  }
-
-  /**
-   * A message's head (what the filters read before its text), without decoding a saved message: read from
-   * the saved copy's heads, held in memory.
-   */
-  head(key: string): RawHead | undefined {
-    const own = this.held.get(key) ?? this.decoded.get(key) ?? this.heads.get(key)
-    if (own !== undefined || this.savedCount === 0) return own
-    const at = parseKey(key)
-    const s = at === null ? -1 : this.savedAt(at.sessionId)
-    if (s < 0) return undefined
-    const o = this.saved!.ordinalOf(s, at!.index)
-    const head = o < 0 ? null : this.saved!.head(o)
-    if (head === null) return undefined
-    if (this.heads.size >= DECODED_MAX) this.heads = new Map()
-    this.heads.set(key, head)
-    return head
   }
 
   has(key: string): boolean {
@@ -253,7 +210,6 @@ export class RawDocs {
     this.taken.add(sessionId)
     this.savedCount -= count
     this.decoded = new Map()
-    this.heads = new Map()
     return keys
   }
 
@@ -265,13 +221,11 @@ export class RawDocs {
     this.held.delete(key)
   }
 
-  /** The stored bytes of a saved session's messages and of their heads (saving copies them without decoding). */
-  savedStored(sessionId: string): { readonly texts: Array<Uint8Array>; readonly heads: Array<Uint8Array> } {
+  /** The stored bytes of a saved session's messages (saving copies them without decoding). */
+  savedTexts(sessionId: string): Array<Uint8Array> {
     const s = this.savedAt(sessionId)
-    const saved = this.saved!
-    const first = saved.sessions.firstAt(s)
-    const ordinals = Array.from({ length: saved.sessions.countAt(s) }, (_, i) => first + i)
-    return { texts: ordinals.map((o) => saved.textAt(o)), heads: ordinals.map((o) => saved.headBytesAt(o)) }
+    const first = this.saved!.sessions.firstAt(s)
+    return Array.from({ length: this.saved!.sessions.countAt(s) }, (_, i) => this.saved!.textAt(first + i))
   }
 
   /** Reads the saved copy's messages into memory at once (before every one is visited). */
@@ -375,14 +329,12 @@ export class RawLogView {
     const sessions: Array<readonly [string, SessionMark, number]> = []
     const indexes: Array<number> = []
     const texts: Array<string | Uint8Array> = []
-    const heads: Array<string | Uint8Array> = []
     for (const [sid, mark] of this.sessions) {
       if (this.docs.isSaved(sid)) {
-        const saved = this.docs.savedStored(sid)
-        sessions.push([sid, mark, saved.texts.length])
+        const saved = this.docs.savedTexts(sid)
+        sessions.push([sid, mark, saved.length])
         indexes.push(...this.docs.savedIndexes(sid))
-        texts.push(...saved.texts)
-        heads.push(...saved.heads)
+        texts.push(...saved)
         continue
       }
       const keys = this.heldKeys.get(sid) ?? []
@@ -391,7 +343,6 @@ export class RawLogView {
         const d = this.docs.get(key)!
         indexes.push(d.index)
         texts.push(JSON.stringify([d.timestamp, d.role, d.scope, d.content, d.author]))
-        heads.push(JSON.stringify([d.timestamp, d.role, d.scope]))
       }
     }
     const embedded = this.embeddedModel()
@@ -405,8 +356,7 @@ export class RawLogView {
       ...SavedSessions.encode(sessions),
       int32Bytes(Int32Array.from(indexes)),
       StringTable.encode(texts, false),
-      this.lexical.toBinary(),
-      StringTable.encode(heads, false)
+      this.lexical.toBinary()
     ])
   }
 
@@ -441,8 +391,8 @@ export class RawLogView {
     if (this.docs.size > 0) return false
     const layout = sourceLayout(source, 0, VIEW_MAGIC, VIEW_SECTIONS)
     if (layout === null || layout.total !== source.size) return false
-    const [metaAt, indexesAt, textsAt, lexicalAt, headsAt] = [0, 4, 5, 6, 7].map((i) => layout.starts[i]!) as [number, number, number, number, number]
-    const [metaLength, indexesLength, textsLength, lexicalLength, headsLength] = [0, 4, 5, 6, 7].map((i) => layout.lengths[i]!) as [number, number, number, number, number]
+    const [metaAt, indexesAt, textsAt, lexicalAt] = [0, 4, 5, 6].map((i) => layout.starts[i]!) as [number, number, number, number]
+    const [metaLength, indexesLength, textsLength, lexicalLength] = [0, 4, 5, 6].map((i) => layout.lengths[i]!) as [number, number, number, number]
     const metaBytes = source.bytes(metaAt, metaLength)
     if (metaBytes === null) return false
     let meta: Partial<SavedMeta>
@@ -457,13 +407,11 @@ export class RawLogView {
     if (sessions === null) return false
     const indexes = indexesLength % 4 === 0 ? source.ints(indexesAt, indexesLength / 4) : null
     const texts = StringTable.decodeAt(source, textsAt, textsLength)
-    const heads = StringTable.decodeAt(source, headsAt, headsLength)
     const lexical = LexicalIndex.fromImage(source, lexicalAt, lexicalLength, { ...this.bm25, analyzer: analyze })
-    if (indexes === null || texts === null || heads === null || lexical === null) return false
-    if (texts.size !== indexes.length || heads.size !== indexes.length || lexical.size !== indexes.length) return false
+    if (indexes === null || texts === null || lexical === null || texts.size !== indexes.length || lexical.size !== indexes.length) return false
     const first = sessions.messages
     if (first !== indexes.length) return false
-    const saved = new SavedMessages(sessions, indexes, texts, heads)
+    const saved = new SavedMessages(sessions, indexes, texts)
     // The copy's first and last messages are the lexical index's too (a cheap check that they belong together).
     if (first > 0) {
       let [a, z] = [0, sessions.size - 1]

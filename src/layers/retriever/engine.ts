@@ -483,7 +483,7 @@ const rawLexical = (
   }
   // Cheap checks first: stale() is only reached for lines some statement or buffer entry came from.
   const accept = (key: string): boolean => {
-    const doc = raw.docs.head(key)
+    const doc = raw.docs.get(key)
     return (
       doc !== undefined &&
       (req.asOf === null || doc.timestamp <= req.asOf) &&
@@ -509,7 +509,7 @@ const rawLexical = (
   // The assistant's long replies restate what the user said and can fill the pool: the user's own best lines
   // are looked at as deeply, so a short statement of theirs ("it's now 10 hours weekly") stays a candidate. A
   // request for a summary wants the conversation's breadth, as the lines rank.
-  if (!(req.summary ?? isSummaryRequest(req.query))) add(ranking.take(pool(req.k), (key) => raw.docs.head(key)?.role === "user" && accept(key)))
+  if (!(req.summary ?? isSummaryRequest(req.query))) add(ranking.take(pool(req.k), (key) => raw.docs.get(key)?.role === "user" && accept(key)))
   // A question that names a period ("what did Maria do in May 2023") looks as deeply at the lines said then.
   if (inPeriod === undefined) return { hits: merged(hits, more), accept, scoreOf }
   add(ranking.take(pool(req.k), (key) => inPeriod(key) && accept(key), PERIOD_EXAMINED * pool(req.k)))
@@ -534,7 +534,7 @@ const periodFilter = (query: string, raw: RawLogView): InPeriod | undefined => {
   return (key) => {
     let yes = seen.get(key)
     if (yes === undefined) {
-      const doc = raw.docs.head(key)
+      const doc = raw.docs.get(key)
       const at = doc === undefined ? NaN : Date.parse(doc.timestamp)
       yes = !Number.isNaN(at) && periods.some((p) => withinPeriod(p, at))
       seen.set(key, yes)
