@@ -230,11 +230,7 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
       }
       // A deferred listing follows the journal from where this query started, as this query would have.
       if (!deferred) rawView.journal = { mark: changes.mark, listedAt: full ? now : rawView.journal.listedAt }
-      if (full && persistTarget !== null && state.restored && rawView.savedId !== null && !rawView.copyBehind && !rawView.unsaved.removed) {
-        // Past a few hundred sessions to read again in every process, the view is saved instead.
-        if (rawView.readSinceSaved.size > BEHIND_AT_MOST) rawView.copyBehind = true
-        else noteBeside(persistTarget, rawView.savedEmbeddedFor)
-      }
+      if (full && persistTarget !== null) noteBeside(persistTarget, rawView.savedEmbeddedFor)
       return true
     })
 
@@ -242,13 +238,18 @@ export const makeRetriever = (options: RetrieverOptions = {}) =>
      * Says beside the saved view what this process found since it was restored (where the journal stands, the
      * sessions read again, those found unchanged at other times, `embeddedFor`), in place of rewriting it.
      * False when that would not do: the view to be saved anyway, a removal, or past a few hundred sessions to
-     * read again in every process (then the view is to be saved instead).
+     * read again in every process (which marks the view to be saved instead).
      */
     const noteBeside = (persistTarget: PersistTarget, embeddedFor: string | null): boolean => {
       const rawView = state.rawView
       const { mark, listedAt } = rawView.journal
-      if (!state.restored || rawView.savedId === null || rawView.copyBehind || rawView.unsaved.removed || mark === null) return false
-      if (rawView.readSinceSaved.size > BEHIND_AT_MOST) return false
+      if (!state.restored || rawView.savedId === null || rawView.copyBehind || rawView.unsaved.removed) return false
+      // Past a few hundred sessions to read again in every process, the view is saved instead.
+      if (rawView.readSinceSaved.size > BEHIND_AT_MOST) {
+        rawView.copyBehind = true
+        return false
+      }
+      if (mark === null) return false
       noteListed(persistTarget, rawView.savedId, { listedAt, mark, behind: [...rawView.readSinceSaved], remarked: rawView.remarkedTriples(), embeddedFor })
       return true
     }
